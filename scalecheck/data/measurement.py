@@ -1,0 +1,196 @@
+"""Measurements: a `Series` per (kernel, metric) over parameter points, collected in a `Run`.
+
+`RunBuilder` is how every reader assembles a `Run`: it checks each value once, with the location the reader
+knows, so that all formats reject the same bad input with the same message.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from scalecheck.errors import InputError, Location
+
+TIME_METRICS = frozenset({"time", "runtime", "wall_time", "walltime", "seconds", "duration", "elapsed"})
+_CALLPATH_SPLIT = re.compile(r"\s*->\s*")
+
+
+def is_time_metric(metric: str, unit: str = "") -> bool:
+    """True for metrics that measure durations, which can never be negative."""
+    return metric.lower() in TIME_METRICS or unit.lower() in {"s", "ms", "us", "µs", "ns", "sec", "seconds"}
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """Repeated measurements of one (kernel, metric) over a set of parameter points.
+
+    Sparse data is normal: a series holds only the points it was measured at, and each point may have its own
+    number of repetitions (missing repetitions are NaN).
+    """
+
+    kernel: str
+    metric: str
+    parameters: tuple[str, ...]
+    points: np.ndarray  # shape (n, m): n distinct points, m = len(parameters), sorted lexicographically
+    values: np.ndarray  # shape (n, r): r = most repetitions at any point; NaN where a point has fewer
+    unit: str = ""
+    source: Location | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("points", "values"):
+            arr = np.array(getattr(self, name), dtype=float)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        n = self.points.shape[0]
+        if self.points.ndim != 2 or self.points.shape[1] != len(self.parameters):
+            raise ValueError(f"points must have shape (n, {len(self.parameters)}), got {self.points.shape}")
+        if self.values.ndim != 2 or self.values.shape[0] != n:
+            raise ValueError(f"values must have shape ({n}, r), got {self.values.shape}")
+
+    @property
+    def callpath(self) -> tuple[str, ...]:
+        """The kernel name split into call-path frames (`->` or `/` separated)."""
+        parts = _CALLPATH_SPLIT.split(self.kernel) if "->" in self.kernel else self.kernel.split("/")
+        return tuple(part for part in parts if part) or (self.kernel,)
+
+    @property
+    def repetitions(self) -> np.ndarray:
+        """Number of values at each point, shape (n,)."""
+        return np.sum(~np.isnan(self.values), axis=1)
+
+    def aggregate(self, how: str = "mean") -> np.ndarray:
+        """One value per point, shape (n,): the mean, median or minimum of its repetitions."""
+        reducer = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin}[how]
+        return np.asarray(reducer(self.values, axis=1), dtype=float)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything read from one or more measurement files: the parameters and one `Series` per (kernel, metric)."""
+
+    parameters: tuple[str, ...]
+    series: tuple[Series, ...]
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.metric for s in self.series))
+
+
+def number(raw: object, what: str, where: Location, fix: str) -> float:
+    """`raw` as a finite float, or an `InputError` naming `what` and where it is."""
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise InputError(f"{what} must be a number, got {_show(raw)}", where=where, fix=fix)
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InputError(f"{what} must be a number, got {_show(raw)}", where=where, fix=fix) from None
+    if not math.isfinite(value):
+        raise InputError(f"{what} must be a finite number, got {_show(raw)}", where=where, fix=fix)
+    return value
+
+
+def _show(raw: object) -> str:
+    text = repr(raw) if isinstance(raw, str) else ("null" if raw is None else str(raw))
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class RunBuilder:
+    """Collects values per (kernel, metric, point) in the order readers meet them, then freezes a `Run`.
+
+    Repeated (kernel, metric, point) entries append repetitions, as Extra-P's JSON Lines format does.
+    """
+
+    def __init__(self, parameters: Sequence[str], path: Path) -> None:
+        self.parameters = tuple(parameters)
+        self.path = path
+        self.meta: dict[str, str] = {}
+        self._cells: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+        self._units: dict[tuple[str, str], str] = {}
+
+    def add(
+        self,
+        kernel: str,
+        metric: str,
+        point: Sequence[float],
+        values: Iterable[object],
+        where: Location,
+        unit: str = "",
+    ) -> None:
+        """Append repetitions `values` of (kernel, metric) at `point`; each value is checked here."""
+        if not kernel:
+            raise InputError("the kernel name is empty", where=where, fix="give every measurement a kernel name")
+        if len(point) != len(self.parameters):
+            raise InputError(
+                f"the point has {len(point)} value(s) but the file declares {len(self.parameters)} parameter(s) "
+                f"({', '.join(self.parameters)})",
+                where=where,
+                fix="give one value per declared parameter",
+            )
+        metric = metric or "time"
+        fix = "correct or delete this measurement"
+        checked = [number(v, "the measured value", where, fix) for v in values]
+        if not checked:
+            raise InputError("the measurement has no values", where=where, fix="give at least one measured value")
+        if is_time_metric(metric, unit) and min(checked) < 0:
+            raise InputError(
+                f"metric '{metric}' is a time but has a negative value {min(checked):g}",
+                where=where,
+                fix="times cannot be negative: correct the value or the timer that produced it",
+            )
+        key = (kernel, metric)
+        self._cells.setdefault(key, {}).setdefault(tuple(float(x) for x in point), []).extend(checked)
+        if unit:
+            self._units.setdefault(key, unit)
+
+    def build(self) -> Run:
+        """Freeze what was added into a `Run`; an empty file is an error."""
+        if not self._cells:
+            raise InputError("the file holds no measurements", where=Location(self.path),
+                             fix="check that the benchmark wrote its results to this file")
+        series = []
+        for (kernel, metric), cells in self._cells.items():
+            order = sorted(cells)
+            width = max(len(cells[p]) for p in order)
+            values = np.full((len(order), width), np.nan)
+            for row, point in enumerate(order):
+                values[row, : len(cells[point])] = cells[point]
+            points = np.array(order, dtype=float).reshape(len(order), len(self.parameters))
+            series.append(Series(kernel, metric, self.parameters, points, values, self._units.get((kernel, metric), ""),
+                                 Location(self.path, record=f"kernel '{kernel}', metric '{metric}'")))
+        return Run(self.parameters, tuple(series), dict(self.meta))
+
+
+def merge_runs(runs: Sequence[Run]) -> Run:
+    """Combine runs read from several files; the same (kernel, metric) in two files gains their points and values."""
+    if len(runs) == 1:
+        return runs[0]
+    parameters = runs[0].parameters
+    for run in runs[1:]:
+        if run.parameters != parameters:
+            where = run.series[0].source.path if run.series and run.series[0].source else None
+            raise InputError(
+                f"parameters ({', '.join(run.parameters)}) differ from the first file's ({', '.join(parameters)})",
+                where=Location(where) if where else None,
+                fix="model files with different parameters separately",
+            )
+    builder = RunBuilder(parameters, Path("<merged>"))
+    sources: dict[tuple[str, str], Location | None] = {}
+    for run in runs:
+        builder.meta.update(run.meta)
+        for s in run.series:
+            sources.setdefault((s.kernel, s.metric), s.source)
+            for point, row in zip(s.points, s.values):
+                builder.add(s.kernel, s.metric, tuple(point), row[~np.isnan(row)].tolist(),
+                            s.source or Location(Path("<merged>")), s.unit)
+    merged = builder.build()
+    return Run(parameters, tuple(_with_source(s, sources[(s.kernel, s.metric)]) for s in merged.series), merged.meta)
+
+
+def _with_source(series: Series, source: Location | None) -> Series:
+    return Series(series.kernel, series.metric, series.parameters, series.points, series.values, series.unit, source)

@@ -1,0 +1,112 @@
+"""Fit outcomes as data: `Scores`, `FittedModel` (a spec with coefficients), `KernelModel` (one per kernel and metric)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from scalecheck.data.spec import Exponents, ModelSpec, format_growth
+
+
+@dataclass(frozen=True)
+class Scores:
+    """How well a model describes the per-point aggregates it was fitted to."""
+
+    smape: float  # symmetric mean absolute percentage error, in-sample, percent
+    cv_smape: float  # the same for leave-one-out predictions, percent
+    rss: float  # residual sum of squares, in the metric's unit squared
+    ar2: float  # adjusted coefficient of determination (1.0 for a perfect fit; NaN when undefined)
+    n_points: int
+
+
+@dataclass(frozen=True, eq=False)
+class FittedModel:
+    """A `ModelSpec` with its least-squares coefficients: constant first, then one per term."""
+
+    spec: ModelSpec
+    parameters: tuple[str, ...]
+    coefficients: np.ndarray  # shape (1 + n_terms,)
+    scores: Scores
+
+    def __post_init__(self) -> None:
+        coef = np.array(self.coefficients, dtype=float)
+        coef.setflags(write=False)
+        object.__setattr__(self, "coefficients", coef)
+        if coef.shape != (1 + self.spec.n_terms,):
+            raise ValueError(f"coefficients must have shape ({1 + self.spec.n_terms},), got {coef.shape}")
+
+    @property
+    def constant(self) -> float:
+        return float(self.coefficients[0])
+
+    def predict(self, points: np.ndarray | Mapping[str, float]) -> np.ndarray:
+        """Model values at `points`: an array of shape (n, m) in `parameters` order, or one point as a mapping."""
+        if isinstance(points, Mapping):
+            points = np.array([[float(points[name]) for name in self.parameters]])
+        return np.asarray(self.spec.basis(np.asarray(points, dtype=float)) @ self.coefficients)
+
+    def growth(self) -> dict[str, Exponents]:
+        """Lead-order (i, j) per parameter, e.g. {'p': (Fraction(3, 2), 1)}."""
+        return {name: self.spec.lead_order(k) for k, name in enumerate(self.parameters)}
+
+    def growth_text(self) -> str:
+        return format_growth(self.growth())
+
+    def formula(self, digits: int = 4) -> str:
+        """The model as text, e.g. `2.1 + 0.003 * p^(3/2) * log2(p)`."""
+        text = _number(self.constant, digits)
+        for coef, term in zip(self.coefficients[1:], self.spec.terms):
+            sign = "-" if coef < 0 else "+"
+            text += f" {sign} {_number(abs(coef), digits)} * {term.format(self.parameters)}"
+        return text
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape of `scalecheck model --json`: constant and terms with their factors."""
+        return {
+            "formula": self.formula(),
+            "constant": self.constant,
+            "terms": [
+                {
+                    "coefficient": float(coef),
+                    "factors": [
+                        {"parameter": self.parameters[f.param], "exponent": _exponent_value(f.exponent),
+                         "log_exponent": f.log_exponent}
+                        for f in term.factors
+                    ],
+                }
+                for coef, term in zip(self.coefficients[1:], self.spec.terms)
+            ],
+        }
+
+
+def _number(value: float, digits: int) -> str:
+    return f"{value:.{digits}g}"
+
+
+def _exponent_value(value: Fraction) -> int | float:
+    return int(value) if value.denominator == 1 else float(value)
+
+
+@dataclass(frozen=True)
+class KernelModel:
+    """The modeling outcome for one (kernel, metric): a model, or why there is none.
+
+    status is "ok", "insufficient" (too few distinct parameter values) or "inseparable" (parameters that only
+    grow together); `note` explains anything the user should know (a decreasing trend modeled as constant, ...).
+    """
+
+    kernel: str
+    metric: str
+    unit: str
+    status: str
+    model: FittedModel | None
+    n_points: int
+    noise: float  # relative standard deviation of one repetition (pooled over points); NaN without repetitions
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.model is not None

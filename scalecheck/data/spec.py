@@ -1,0 +1,142 @@
+"""PMNF model specifications: `Factor` x^i * log2(x)^j, `Term` (a product of factors), `ModelSpec` (constant + terms).
+
+A spec holds no coefficients and no parameter names: factors refer to parameters by index, so one spec (and one
+design matrix) serves every kernel measured on the same points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+Exponents = tuple[Fraction, int | Fraction]  # (i, j) of x^i * log2(x)^j; j is whole except after refinement
+
+_F = Fraction
+# Extra-P's default building blocks (42): every i with j = 0, a subset with j = 1 and j = 2.
+_POWERS = (_F(0), _F(1, 4), _F(1, 3), _F(1, 2), _F(2, 3), _F(3, 4), _F(4, 5), _F(1), _F(5, 4), _F(4, 3), _F(3, 2),
+           _F(5, 3), _F(7, 4), _F(2), _F(9, 4), _F(7, 3), _F(5, 2), _F(8, 3), _F(11, 4), _F(3))
+_LOG1 = (_F(0), _F(1, 4), _F(1, 3), _F(1, 2), _F(2, 3), _F(3, 4), _F(1), _F(5, 4), _F(4, 3), _F(3, 2), _F(2), _F(5, 2),
+         _F(3))
+_LOG2 = (_F(0), _F(1, 4), _F(1, 3), _F(1, 2), _F(2, 3), _F(3, 4), _F(1), _F(3, 2), _F(2), _F(5, 2))
+DEFAULT_BUILDING_BLOCKS: tuple[Exponents, ...] = tuple(
+    [(i, 0) for i in _POWERS if i] + [(i, 1) for i in _LOG1] + [(i, 2) for i in _LOG2]
+)
+
+
+def format_exponent(value: Fraction) -> str:
+    """`3/2` → `^(3/2)`, `2` → `^2`, `1` → `` (for display)."""
+    if value == 1:
+        return ""
+    if value.denominator == 1:
+        return f"^{value.numerator}"
+    return f"^({value.numerator}/{value.denominator})"
+
+
+@dataclass(frozen=True, order=True)
+class Factor:
+    """x_param^exponent * log2(x_param)^log_exponent for one parameter (by index)."""
+
+    param: int
+    exponent: Fraction
+    log_exponent: int | Fraction = 0
+
+    def evaluate(self, x: np.ndarray) -> np.ndarray:
+        """Values at parameter values `x`, shape (n,) → (n,). log2 terms need x >= 1 (the caller checks)."""
+        out = np.power(x, float(self.exponent)) if self.exponent else np.ones_like(x, dtype=float)
+        if self.log_exponent:
+            out = out * np.power(np.log2(x), float(self.log_exponent))
+        return out
+
+    def format(self, names: tuple[str, ...]) -> str:
+        name = names[self.param]
+        parts = []
+        if self.exponent:
+            parts.append(f"{name}{format_exponent(self.exponent)}")
+        if self.log_exponent:
+            parts.append(f"log2({name}){format_exponent(Fraction(self.log_exponent))}")
+        return " * ".join(parts) or "1"
+
+    @property
+    def order(self) -> Exponents:
+        return (self.exponent, self.log_exponent)
+
+
+@dataclass(frozen=True, order=True)
+class Term:
+    """A product of factors over distinct parameters, sorted by parameter index."""
+
+    factors: tuple[Factor, ...]
+
+    def __post_init__(self) -> None:
+        params = [f.param for f in self.factors]
+        if not self.factors or len(set(params)) != len(params):
+            raise ValueError(f"a term needs factors over distinct parameters, got {self.factors}")
+        object.__setattr__(self, "factors", tuple(sorted(self.factors)))
+
+    def evaluate(self, points: np.ndarray) -> np.ndarray:
+        """Values at `points`, shape (n, m) → (n,)."""
+        out = np.ones(points.shape[0])
+        for factor in self.factors:
+            out = out * factor.evaluate(points[:, factor.param])
+        return out
+
+    def format(self, names: tuple[str, ...]) -> str:
+        return " * ".join(f.format(names) for f in self.factors)
+
+    def order_in(self, param: int) -> Exponents:
+        """(i, j) of this term in parameter `param`; (0, 0) if the term does not involve it."""
+        for factor in self.factors:
+            if factor.param == param:
+                return factor.order
+        return (Fraction(0), 0)
+
+    @property
+    def params(self) -> frozenset[int]:
+        return frozenset(f.param for f in self.factors)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A PMNF hypothesis: c0 + sum_k c_k * term_k. The constant model has no terms."""
+
+    terms: tuple[Term, ...] = ()
+
+    def basis(self, points: np.ndarray) -> np.ndarray:
+        """Design matrix, shape (n, 1 + k): column 0 is ones, column k is term k at `points` (shape (n, m))."""
+        columns = [np.ones(points.shape[0])] + [term.evaluate(points) for term in self.terms]
+        return np.stack(columns, axis=1)
+
+    def lead_order(self, param: int) -> Exponents:
+        """The highest (i, j) of any term in `param`, compared lexicographically; (0, 0) for none."""
+        return max((term.order_in(param) for term in self.terms), default=(Fraction(0), 0))
+
+    def lead_term(self, param: int) -> int | None:
+        """Index of the term with the highest order in `param` (None if no term involves it)."""
+        best = None
+        for k, term in enumerate(self.terms):
+            order = term.order_in(param)
+            if order > (Fraction(0), 0) and (best is None or order > self.terms[best].order_in(param)):
+                best = k
+        return best
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.terms)
+
+    def format(self, names: tuple[str, ...]) -> str:
+        return " + ".join(["c"] + [f"c * {t.format(names)}" for t in self.terms])
+
+
+def single_term(param: int, exponents: Exponents) -> Term:
+    """The one-factor term x_param^i * log2(x_param)^j."""
+    log_exponent = Fraction(exponents[1])
+    return Term((Factor(param, Fraction(exponents[0]), int(log_exponent) if log_exponent.denominator == 1
+                        else log_exponent),))
+
+
+def format_growth(orders: dict[str, Exponents]) -> str:
+    """Lead-order growth per parameter as text: `p^(3/2) * log2(p) * n`, or `constant`."""
+    parts = [Factor(k, *order).format(tuple(orders)) for k, order in enumerate(orders.values()) if order[0] or order[1]]
+    return " * ".join(parts) if parts else "constant"
