@@ -90,10 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     exe = find_extrap(args.extrap)
     if exe is not None:
         with tempfile.TemporaryDirectory() as tmp:
-            one = synthetic.write_extrap_text(single, ("p",), Path(tmp) / "single.txt")
-            two = synthetic.write_extrap_text(multi, ("x", "y"), Path(tmp) / "multi.txt")
-            rows.append(("Extra-P", score_single(single, extrap_terms(exe, one, single)[0]),
-                         score_multi(multi, extrap_terms(exe, two, multi)[0])))
+            found_single = found_multi = []
+            if single:
+                one = synthetic.write_extrap_text(single, ("p",), Path(tmp) / "single.txt")
+                found_single = extrap_terms(exe, one, single)[0]
+            if multi:
+                two = synthetic.write_extrap_text(multi, ("x", "y"), Path(tmp) / "multi.txt")
+                found_multi = extrap_terms(exe, two, multi)[0]
+            rows.append(("Extra-P", score_single(single, found_single), score_multi(multi, found_multi)))
     print(f"seed {args.seed}, noise +-{args.noise:.0%}, 5 repetitions, p in {{4..64}}")
     print(f"{'tool':<12} {'1-param lead term':>18} {'constant kept':>14} {'2-param exact':>14}")
     for tool, (lead_rate, n_lead, const_rate, n_const), (multi_rate, n_multi) in rows:

@@ -13,7 +13,8 @@ import numpy as np
 
 from scalecheck.core.fit import adjusted_r2, smape
 from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters
-from scalecheck.core.search import Choice, FitOptions, point_stats, refined_specs, select, single_parameter_specs
+from scalecheck.core.search import (Choice, FitOptions, PointStats, point_stats, refined_specs, select,
+                                    single_parameter_specs)
 from scalecheck.data.measurement import Series
 from scalecheck.data.outcome import FittedModel, KernelModel, Scores
 
@@ -24,51 +25,47 @@ def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions()) ->
     Cost: one batched fit per distinct point set (single parameter), plus the hierarchical stages for several
     parameters; no Python loop over (kernel, hypothesis) pairs.
     """
-    results: dict[int, KernelModel] = {}
-    groups: dict[bytes, list[int]] = {}
+    results: list[KernelModel | None] = [None] * len(series)
+    groups: dict[tuple[bytes, tuple[int, ...], tuple[str, ...]], list[int]] = {}
     for index, s in enumerate(series):
-        problem = _unmodelable(s, options)
-        if problem is not None:
-            results[index] = problem
-        else:
-            groups.setdefault(s.points.tobytes() + bytes(str(s.points.shape), "ascii"), []).append(index)
+        groups.setdefault((s.points.tobytes(), s.points.shape, s.parameters), []).append(index)
     for members in groups.values():
+        first = series[members[0]]
+        problem = _unmodelable(first.points, first.parameters, options)
+        if problem is not None:
+            for i in members:
+                s = series[i]
+                results[i] = KernelModel(s.kernel, s.metric, s.unit, problem[0], None, int(s.points.shape[0]),
+                                         float("nan"), problem[1])
+            continue
         group = [series[i] for i in members]
-        points = group[0].points
         stats = point_stats(_stack_values(group), options.aggregate)
-        if points.shape[1] == 1:
+        if first.points.shape[1] == 1:
             space = refined_specs if options.refine else single_parameter_specs
-            choices = select(points, space(points[:, 0], options), stats, options)
+            choices = select(first.points, space(first.points[:, 0], options), stats, options)
         else:
-            choices = fit_multi_parameter(points, stats, options)
-        for i, kernel_index, choice in zip(range(len(members)), members, choices):
-            results[kernel_index] = _kernel_model(series[kernel_index], choice, stats.y[i], stats.sigma2[i])
-    return [results[i] for i in range(len(series))]
+            choices = fit_multi_parameter(first.points, stats, options)
+        for i, km in zip(members, _kernel_models(group, choices, stats)):
+            results[i] = km
+    return [km for km in results if km is not None]
 
 
-def _unmodelable(s: Series, options: FitOptions) -> KernelModel | None:
-    """A KernelModel explaining why `s` cannot be modeled, or None if it can."""
-    n = s.points.shape[0]
-    for k, name in enumerate(s.parameters):
-        distinct = np.unique(s.points[:, k]).size
+def _unmodelable(points: np.ndarray, parameters: tuple[str, ...], options: FitOptions) -> tuple[str, str] | None:
+    """(status, note) explaining why kernels measured at `points` cannot be modeled, or None if they can."""
+    for k, name in enumerate(parameters):
+        distinct = np.unique(points[:, k]).size
         if distinct < options.min_distinct_values:
-            return _without_model(s, "insufficient", f"{distinct} distinct value(s) of {name}, a model needs at "
-                                  f"least {options.min_distinct_values}: measure more values of {name}")
-        if np.any(s.points[:, k] < 0):
-            return _without_model(s, "insufficient", f"parameter {name} has negative values; performance models "
-                                  "need parameter values >= 0")
-    together = inseparable_parameters(s.points)
+            return ("insufficient", f"{distinct} distinct value(s) of {name}, a model needs at least "
+                    f"{options.min_distinct_values}: measure more values of {name}")
+        if np.any(points[:, k] < 0):
+            return ("insufficient", f"parameter {name} has negative values; performance models need parameter "
+                    "values >= 0")
+    together = inseparable_parameters(points)
     if together:
-        names = " and ".join(s.parameters[k] for k in together)
-        return _without_model(s, "inseparable", f"{names} only grow together (every point changes them at once), so "
-                              "their effects cannot be separated: vary one while the others stay fixed, or model "
-                              "them as one parameter")
-    del n
+        names = " and ".join(parameters[k] for k in together)
+        return ("inseparable", f"{names} only grow together (every point changes them at once), so their effects "
+                "cannot be separated: vary one while the others stay fixed, or model them as one parameter")
     return None
-
-
-def _without_model(s: Series, status: str, note: str) -> KernelModel:
-    return KernelModel(s.kernel, s.metric, s.unit, status, None, int(s.points.shape[0]), float("nan"), note)
 
 
 def _stack_values(group: list[Series]) -> np.ndarray:
@@ -80,19 +77,25 @@ def _stack_values(group: list[Series]) -> np.ndarray:
     return out
 
 
-def _kernel_model(s: Series, choice: Choice, y: np.ndarray, sigma2: float) -> KernelModel:
-    n = y.size
-    scores = Scores(
-        smape=float(smape(y, choice.fitted)),
-        cv_smape=float(smape(y, choice.loo)),
-        rss=float(np.sum((y - choice.fitted) ** 2)),
-        ar2=float(adjusted_r2(y, choice.fitted, choice.spec.n_terms + 1)),
-        n_points=n,
-    )
-    model = FittedModel(choice.spec, s.parameters, choice.coef, scores)
-    note = ""
-    if choice.fallback:
-        note = ("no increasing model fits (the values fall as the parameters grow); modeled as constant: allow "
-                "decreasing models to fit the trend")
-    noise = float(np.sqrt(sigma2)) if np.isfinite(sigma2) else float("nan")
-    return KernelModel(s.kernel, s.metric, s.unit, "ok", model, n, noise, note)
+def _kernel_models(group: list[Series], choices: list[Choice], stats: PointStats) -> list[KernelModel]:
+    """KernelModels of a group, with the fit scores computed for all kernels at once."""
+    y = stats.y
+    fitted = np.stack([c.fitted for c in choices])  # (K, n)
+    loo = np.stack([c.loo for c in choices])
+    n_coefficients = np.array([c.spec.n_terms + 1 for c in choices])
+    in_sample, cross = smape(y, fitted), smape(y, loo)
+    rss = np.sum((y - fitted) ** 2, axis=1)
+    ar2 = adjusted_r2(y, fitted, n_coefficients)
+    noise = np.sqrt(stats.sigma2)
+    out = []
+    for k, (s, choice) in enumerate(zip(group, choices)):
+        scores = Scores(float(in_sample[k]), float(cross[k]), float(rss[k]), float(ar2[k]), int(y.shape[1]))
+        note = _FALLBACK if choice.fallback else ""
+        out.append(KernelModel(s.kernel, s.metric, s.unit, "ok", FittedModel(choice.spec, s.parameters, choice.coef,
+                                                                             scores), int(y.shape[1]),
+                               float(noise[k]), note))
+    return out
+
+
+_FALLBACK = ("the values are not constant, but no model with growing terms is eligible: they may fall as the "
+             "parameters grow (allow decreasing models) or vary irregularly; modeled as constant")

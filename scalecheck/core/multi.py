@@ -15,8 +15,8 @@ import itertools
 
 import numpy as np
 
-from scalecheck.core.search import (Choice, FitOptions, PointStats, constant_test, noise_and_penalty,
-                                    score_specs, select, single_parameter_specs, terms_allowed)
+from scalecheck.core.search import (Choice, FitOptions, PointStats, constant_test, decide, design, noise_and_penalty,
+                                    score, single_parameter_specs, terms_allowed)
 from scalecheck.data.spec import ModelSpec, Term
 
 
@@ -40,70 +40,107 @@ def inseparable_parameters(points: np.ndarray) -> tuple[int, ...]:
 
 
 def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptions) -> list[Choice]:
-    """One Choice per kernel of `stats` on a multi-parameter point set (shape (n, m), m >= 2)."""
-    m = points.shape[1]
-    candidates = [_candidates(points, k, stats, options) for k in range(m)]  # per parameter: (K,) lists of terms
+    """One Choice per kernel of `stats` on a multi-parameter point set (shape (n, m), m >= 2).
+
+    Stage 2 is batched across kernels: each hypothesis is a *slot* (which parameters, which sum/product shape,
+    which of each kernel's candidates), so kernels with different candidates still share one fit per slot, and a
+    ModelSpec is built only for each kernel's winner.
+    """
+    n, m = points.shape
     K = stats.y.shape[0]
-    plans: dict[tuple, list[int]] = {}
-    for kernel in range(K):
-        plan = tuple(tuple(candidates[k][kernel]) for k in range(m))
-        plans.setdefault(plan, []).append(kernel)
-    choices: list[Choice | None] = [None] * K
-    max_terms = terms_allowed(points.shape[0], options.max_terms * m)
-    for plan, kernels in plans.items():
-        specs = [ModelSpec()] + _combinations(plan, max_terms)
-        sub = PointStats(stats.y[kernels], stats.weights[kernels], stats.sigma2[kernels], stats.dof[kernels])
-        for kernel, choice in zip(kernels, select(points, specs, sub, options)):
-            choices[kernel] = choice
-    return [c for c in choices if c is not None]
+    stage_one = [_candidates(points, k, stats, options) for k in range(m)]
+    max_terms = terms_allowed(n, options.max_terms * m)
+    rows: list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...], tuple[int, ...]]] = []
+    for r in range(1, m + 1):
+        for used in itertools.combinations(range(m), r):
+            for family in _shapes(used, max_terms):
+                for digits in itertools.product(range(options.candidates_per_parameter), repeat=r):
+                    rows.append((used, family, digits))
+    by_size: dict[int, list[int]] = {}
+    for h, (_, family, _) in enumerate(rows):
+        by_size.setdefault(len(family), []).append(h)
+    loo = np.full((1 + len(rows), K), np.inf)
+    wrss = np.full((1 + len(rows), K), np.inf)
+    constant = score(np.ones((1, n, 1)), np.zeros((1, 1), dtype=bool), stats, options)
+    loo[0], wrss[0] = constant.loo[0], constant.wrss[0]
+    fits = {0: ([0], constant.batch)}
+    for size, members in by_size.items():
+        X = np.empty((len(members), K, n, 1 + size))
+        X[..., 0] = 1.0
+        lead = np.zeros((len(members), 1 + size), dtype=bool)
+        exists = np.ones((len(members), K), dtype=bool)
+        for row, h in enumerate(members):
+            used, family, digits = rows[h]
+            index = {k: stage_one[k][0][:, d] for k, d in zip(used, digits)}  # (K,) candidate per parameter
+            for k in used:
+                exists[row] &= index[k] >= 0
+            for c, subset in enumerate(family, start=1):
+                X[row, :, :, c] = np.prod([stage_one[k][2][np.maximum(index[k], 0)] for k in subset], axis=0)
+                lead[row, c] = not any(set(subset) < set(other) for other in family)
+        scored = score(X, lead, stats, options, exists)
+        loo[[1 + h for h in members]], wrss[[1 + h for h in members]] = scored.loo, scored.wrss
+        fits[size] = ([1 + h for h in members], scored.batch)
+    sizes = np.array([0] + [len(family) for _, family, _ in rows])
+    best, fallback = decide(loo, wrss, sizes, stats, options)
+    choices = []
+    for kernel, h in enumerate(best):
+        members, batch = fits[int(sizes[h])]
+        local = members.index(h)
+        spec = ModelSpec()
+        if h:
+            used, family, digits = rows[h - 1]
+            picked = {k: stage_one[k][1][stage_one[k][0][kernel, d]] for k, d in zip(used, digits)}
+            spec = ModelSpec(tuple(Term(tuple(f for k in subset for f in picked[k].factors)) for subset in family))
+        choices.append(Choice(spec, batch.coef[local, kernel], batch.fitted[local, kernel], batch.loo[local, kernel],
+                              bool(fallback[kernel])))
+    return choices
 
 
-def _candidates(points: np.ndarray, param: int, stats: PointStats, options: FitOptions) -> list[list[Term]]:
-    """Per kernel, the best single terms in `param` (best first), or [] where `param` looks constant."""
+def _candidates(points: np.ndarray, param: int, stats: PointStats,
+                options: FitOptions) -> tuple[np.ndarray, list[Term], np.ndarray]:
+    """Stage 1 for `param`: per kernel, the indices of its best single terms (best first; -1 for none, and all -1
+    where `param` looks constant), the term list they index, and the terms' values at `points`.
+
+    Returns
+    -------
+    index : ndarray of int, shape (K, candidates_per_parameter)
+    terms : list of Term, length H
+    values : ndarray, shape (H, n)
+    """
     K = stats.y.shape[0]
-    specs = [s for s in single_parameter_specs(points[:, param], options, param) if s.n_terms <= 1]
-    loo = np.zeros((len(specs), K))
+    specs = [s for s in single_parameter_specs(points[:, param], options, param) if s.n_terms == 1]
+    X, lead = design(specs, points)  # (H, n, 2)
+    ones = np.ones((1, points.shape[0], 1))
+    no_lead = np.zeros((1, 1), dtype=bool)
+    total = np.zeros((len(specs), K))
+    total_constant = np.zeros(K)
     wrss_constant = np.zeros(K)
     constant_dof = 0
     for index in lines(points, param, options.min_distinct_values):
         sub = PointStats(stats.y[:, index], stats.weights[:, index], stats.sigma2, stats.dof)
-        scored = score_specs(points[index], specs, sub, options)
-        sigma2, _ = noise_and_penalty(sub, scored.wrss, specs, index.size, options)
-        # On a line where a term is not eligible (wrong sign, too small), it explains nothing: score it as constant.
-        line_loo = np.where(np.isfinite(scored.loo), scored.loo, scored.loo[0][None]) / sigma2[None]
-        loo += line_loo
-        wrss_constant += scored.wrss[0] / sigma2
+        terms = score(X[:, index], lead, sub, options)
+        constant = score(ones[:, index], no_lead, sub, options)
+        sigma2, _ = noise_and_penalty(sub, terms.wrss, index.size, options)
+        # On a line where a term is not eligible (wrong sign, too small) or predicts worse than the constant (an
+        # outlier), it explains nothing: score it as the constant, so that no single line dominates the sum.
+        total += np.minimum(terms.loo, constant.loo) / sigma2[None]
+        total_constant += constant.loo[0] / sigma2
+        wrss_constant += constant.wrss[0] / sigma2
         constant_dof += index.size - 1
-    sigma2_all, _ = noise_and_penalty(stats, np.full((1, K), np.inf), [ModelSpec()], points.shape[0], options)
-    keeps = constant_test(wrss_constant, np.ones(K), stats.dof, constant_dof + 1, options.alpha)
-    if not constant_dof:
-        keeps = np.zeros(K, dtype=bool)
-    order = np.argsort(loo[1:], axis=0)  # specs[0] is the constant model
-    out = []
-    for kernel in range(K):
-        if keeps[kernel] and stats.dof[kernel] > 0:
-            out.append([])
-            continue
-        best = [specs[1 + h].terms[0] for h in order[: options.candidates_per_parameter, kernel]
-                if loo[1 + h, kernel] < loo[0, kernel]]
-        out.append(best)
-    del sigma2_all
-    return out
+    keeps = constant_test(wrss_constant, np.ones(K), stats.dof, constant_dof + 1, options.alpha) if constant_dof \
+        else np.zeros(K, dtype=bool)
+    order = np.argsort(total, axis=0)[: options.candidates_per_parameter].T  # (K, T)
+    better = np.take_along_axis(total.T, order, axis=1) < total_constant[:, None]
+    index = np.where(better & ~(keeps & (stats.dof > 0))[:, None], order, -1)
+    if index.shape[1] < options.candidates_per_parameter:  # fewer building blocks than candidates asked for
+        pad = np.full((K, options.candidates_per_parameter - index.shape[1]), -1)
+        index = np.concatenate([index, pad], axis=1)
+    return index, [s.terms[0] for s in specs], X[:, :, 1]
 
 
-def _combinations(plan: tuple[tuple[Term, ...], ...], max_terms: int) -> list[ModelSpec]:
-    """Sums and products of one candidate term per varying parameter: every family of compound terms (products
-    over a subset of the parameters) that involves each varying parameter, with at most `max_terms` terms."""
-    varying = [k for k, terms in enumerate(plan) if terms]
-    if not varying:
-        return []
-    subsets = [s for r in range(1, len(varying) + 1) for s in itertools.combinations(varying, r)]
-    shapes = [family for r in range(1, max_terms + 1) for family in itertools.combinations(subsets, r)
-              if set().union(*family) == set(varying)]
-    specs = []
-    for pick in itertools.product(*(plan[k] for k in varying)):
-        chosen = dict(zip(varying, pick))
-        for family in shapes:
-            terms = tuple(Term(tuple(f for k in subset for f in chosen[k].factors)) for subset in family)
-            specs.append(ModelSpec(terms))
-    return specs
+def _shapes(used: tuple[int, ...], max_terms: int) -> list[tuple[tuple[int, ...], ...]]:
+    """Sum/product shapes over the parameters `used`: families of compound terms (products over a subset of
+    `used`) that together involve every parameter of `used`, with at most `max_terms` terms."""
+    subsets = [s for q in range(1, len(used) + 1) for s in itertools.combinations(used, q)]
+    return [family for size in range(1, max_terms + 1) for family in itertools.combinations(subsets, size)
+            if set().union(*family) == set(used)]

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from scalecheck.core.fit import fit_batch
+from scalecheck.core.fit import BatchFit, fit_batch
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Exponents, ModelSpec, single_term
 
 AGGREGATES = ("mean", "median", "min")
@@ -132,33 +132,75 @@ class Choice:
 
 
 @dataclass(frozen=True, eq=False)
-class SpecScores:
-    """Scores of H hypotheses for K kernels on one point set."""
+class Scored:
+    """Scores of H hypotheses (of one size) for K kernels, with their fits."""
 
     loo: np.ndarray  # (H, K) leave-one-out weighted squared error; inf where the hypothesis is not eligible
     wrss: np.ndarray  # (H, K) in-sample weighted residual sum of squares; inf where not eligible
-    fits: dict  # n_terms -> (members, BatchFit): the fits, for picking a kernel's coefficients
+    batch: BatchFit
 
 
-def score_specs(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, options: FitOptions) -> SpecScores:
-    """Fit every spec to every kernel (one batch per number of terms) and score the eligible fits."""
-    K = stats.y.shape[0]
-    loo = np.full((len(specs), K), np.inf)
-    wrss = np.full((len(specs), K), np.inf)
-    by_size: dict[int, list[int]] = {}
+def score(X: np.ndarray, lead: np.ndarray, stats: PointStats, options: FitOptions,
+          exists: np.ndarray | None = None) -> Scored:
+    """Fit and score hypotheses of one size.
+
+    Parameters
+    ----------
+    X : ndarray, shape (H, n, k) or (H, K, n, k)
+        Design matrices (column 0 the constant).
+    lead : ndarray of bool, shape (H, k)
+        The lead columns of each hypothesis (see `ModelSpec.lead_columns`).
+    exists : ndarray of bool, shape (H, K), optional
+        False where a hypothesis does not apply to a kernel (multi-parameter slots).
+    """
+    batch = fit_batch(X, stats.y, stats.weights)
+    eligible = batch.valid & _eligible(X, lead, batch, options)
+    if exists is not None:
+        eligible &= exists
+    resid_w = stats.weights[None] * (stats.y[None] - batch.fitted) ** 2
+    press_w = stats.weights[None] * (stats.y[None] - batch.loo) ** 2
+    return Scored(np.where(eligible, press_w.sum(axis=2), np.inf), np.where(eligible, resid_w.sum(axis=2), np.inf),
+                  batch)
+
+
+def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats,
+           options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
+    """The noise-aware choice (module docstring) among H hypotheses for each of K kernels.
+
+    Parameters
+    ----------
+    loo, wrss : ndarray, shape (H, K)
+        Scores from `score`; row 0 must be the constant model.
+    sizes : ndarray, shape (H,)
+        Number of terms of each hypothesis.
+
+    Returns
+    -------
+    best : ndarray of int, shape (K,)
+        Row of the chosen hypothesis per kernel.
+    fallback : ndarray of bool, shape (K,)
+        Kernels modeled as constant although the constant test rejected it (no eligible model with terms).
+    """
+    n = stats.y.shape[1]
+    sigma2, penalty = noise_and_penalty(stats, np.where(sizes[:, None] == 1, wrss, np.inf), n, options)
+    total = loo / sigma2[None] + penalty[None] * sizes[:, None]
+    keeps_constant = constant_test(wrss[0], sigma2, stats.dof, n, options.alpha)
+    has_term_model = np.isfinite(total[1:]).any(axis=0)
+    rejected = (stats.dof > 0) & ~keeps_constant & has_term_model
+    total[0] = np.where(rejected, np.inf, total[0])
+    total[0] = np.where(keeps_constant, -np.inf, total[0])
+    best = np.argmin(total, axis=0)
+    fallback = (best == 0) & ~keeps_constant & ~has_term_model & (wrss[0] > options.noise_floor**2 * n)
+    return best, fallback
+
+
+def design(specs: list[ModelSpec], points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Design matrices (H, n, k) and lead masks (H, k) of specs that all have k - 1 terms."""
+    X = np.stack([spec.basis(points) for spec in specs])
+    lead = np.zeros((len(specs), X.shape[2]), dtype=bool)
     for h, spec in enumerate(specs):
-        by_size.setdefault(spec.n_terms, []).append(h)
-    fits = {}
-    for size, members in by_size.items():
-        X = np.stack([specs[h].basis(points) for h in members])  # (H, n, 1 + size)
-        batch = fit_batch(X, stats.y, stats.weights)
-        fits[size] = (members, batch)
-        eligible = batch.valid & _eligible(X, batch, [specs[h] for h in members], options)
-        resid_w = stats.weights[None] * (stats.y[None] - batch.fitted) ** 2
-        press_w = stats.weights[None] * (stats.y[None] - batch.loo) ** 2
-        wrss[members] = np.where(eligible, resid_w.sum(axis=2), np.inf)
-        loo[members] = np.where(eligible, press_w.sum(axis=2), np.inf)
-    return SpecScores(loo, wrss, fits)
+        lead[h, list(spec.lead_columns)] = True
+    return X, lead
 
 
 def select(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, options: FitOptions) -> list[Choice]:
@@ -167,81 +209,78 @@ def select(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, option
     Parameters
     ----------
     points : ndarray, shape (n, m)
-    specs : hypotheses; the constant model ModelSpec() must be among them
+    specs : hypotheses; specs[0] must be the constant model ModelSpec()
     stats : PointStats of K kernels on `points`
     """
-    n = stats.y.shape[1]
-    scored = score_specs(points, specs, stats, options)
-    sigma2, penalty = noise_and_penalty(stats, scored.wrss, specs, n, options)
-    sizes = np.array([spec.n_terms for spec in specs])
-    total = scored.loo / sigma2[None] + penalty[None] * sizes[:, None]
-    constant = specs.index(ModelSpec())
-    keeps_constant = constant_test(scored.wrss[constant], sigma2, stats.dof, n, options.alpha)
-    has_term_model = np.isfinite(np.where(sizes[:, None] > 0, total, np.inf)).any(axis=0)
-    rejected = (stats.dof > 0) & ~keeps_constant & has_term_model
-    total[constant] = np.where(rejected, np.inf, total[constant])
-    total[constant] = np.where(keeps_constant, -np.inf, total[constant])
-    best = np.argmin(total, axis=0)
+    if specs[0] != ModelSpec():
+        raise ValueError("specs[0] must be the constant model")
+    by_size: dict[int, list[int]] = {}
+    for h, spec in enumerate(specs):
+        by_size.setdefault(spec.n_terms, []).append(h)
+    K = stats.y.shape[0]
+    loo = np.full((len(specs), K), np.inf)
+    wrss = np.full((len(specs), K), np.inf)
+    fits = {}
+    for size, members in by_size.items():
+        scored = score(*design([specs[h] for h in members], points), stats, options)
+        loo[members], wrss[members] = scored.loo, scored.wrss
+        fits[size] = (members, scored.batch)
+    best, fallback = decide(loo, wrss, np.array([spec.n_terms for spec in specs]), stats, options)
     choices = []
     for kernel, h in enumerate(best):
-        members, batch = scored.fits[specs[h].n_terms]
+        members, batch = fits[specs[h].n_terms]
         local = members.index(h)
-        fallback = bool(h == constant and not keeps_constant[kernel] and not has_term_model[kernel]
-                        and scored.wrss[constant, kernel] > options.noise_floor**2 * n)
         choices.append(Choice(specs[h], batch.coef[local, kernel], batch.fitted[local, kernel],
-                              batch.loo[local, kernel], fallback))
+                              batch.loo[local, kernel], bool(fallback[kernel])))
     return choices
 
 
-def _eligible(X: np.ndarray, batch: object, specs: list[ModelSpec], options: FitOptions) -> np.ndarray:
+def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOptions) -> np.ndarray:
     """(H, K) mask: lead coefficients positive (unless allowed) and every term contributing enough."""
-    coef, fitted = batch.coef, batch.fitted  # type: ignore[attr-defined]
+    coef, fitted = batch.coef, batch.fitted
     H, K, k = coef.shape
     ok = np.ones((H, K), dtype=bool)
     if k == 1:
         return ok
     if not options.allow_decreasing:
-        n_params = max((f.param for s in specs for t in s.terms for f in t.factors), default=0) + 1
-        lead = np.zeros((H, k), dtype=bool)
-        for h, spec in enumerate(specs):
-            for p in range(n_params):
-                t = spec.lead_term(p)
-                if t is not None:
-                    lead[h, 1 + t] = True
         ok &= ~np.any(lead[:, None, :] & (coef <= 0), axis=2)
-    parts = np.abs(X[:, None, :, 1:] * coef[:, :, None, 1:])  # (H, K, n, k-1)
+    if X.ndim == 3:
+        X = X[:, None]
+    parts = np.abs(X[..., 1:] * coef[:, :, None, 1:])  # (H, K, n, k-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         share = parts / np.abs(fitted)[..., None]
-    ok &= np.all(np.nanmax(np.where(np.isfinite(share), share, 0.0), axis=2) >= options.min_term_contribution,
-                 axis=2)
-    return ok
+    share = np.where(np.isfinite(share), share, 0.0)
+    return ok & np.all(share.max(axis=2) >= options.min_term_contribution, axis=2)
 
 
-def noise_and_penalty(stats: PointStats, wrss: np.ndarray, specs: list[ModelSpec], n: int,
-                       options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
-    """Effective noise variance (K,) and per-term penalty (K,) in units of that variance."""
-    from scipy import stats as st
+def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,
+                      options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Effective noise variance (K,) and per-term penalty (K,) in units of that variance.
+
+    Without repetitions, the residual variance of the best one-term model (rows of `wrss_one_term`, inf elsewhere)
+    stands in for the pure error.
+    """
+    from scipy import special
 
     floor = options.noise_floor**2
-    residual = np.full(stats.y.shape[0], np.inf)
-    for h, spec in enumerate(specs):
-        if spec.n_terms == 1 and n > 2:
-            residual = np.minimum(residual, wrss[h] / (n - 2))
+    residual = np.min(wrss_one_term, axis=0, initial=np.inf) / max(1, n - 2)
     residual = np.where(np.isfinite(residual), residual, floor)
     sigma2 = np.where(stats.dof > 0, stats.sigma2, residual)
     sigma2 = np.maximum(np.nan_to_num(sigma2, nan=floor), floor)
-    penalty = np.where(stats.dof > 0, st.f.ppf(1 - options.alpha, 1, np.maximum(stats.dof, 1)),
-                       st.chi2.ppf(1 - options.alpha, 1))
+    # F(1, dof) quantile from the inverse regularized incomplete beta; chi^2(1) quantile without repetitions.
+    dof = np.maximum(stats.dof, 1).astype(float)
+    penalty = np.where(stats.dof > 0, special.fdtri(1.0, dof, 1 - options.alpha),
+                       special.chdtri(1.0, options.alpha))
     return sigma2, penalty
 
 
 def constant_test(wrss_constant: np.ndarray, sigma2: np.ndarray, dof: np.ndarray, n: int,
                    alpha: float) -> np.ndarray:
     """(K,) True where the constant model survives a lack-of-fit F test against the pure error."""
-    from scipy import stats as st
+    from scipy import special
 
     if n < 2:
         return np.ones_like(dof, dtype=bool)
     statistic = wrss_constant / (n - 1) / sigma2
-    p_value = st.f.sf(statistic, n - 1, np.maximum(dof, 1))
+    p_value = special.fdtrc(float(n - 1), np.maximum(dof, 1).astype(float), statistic)
     return (dof > 0) & (p_value >= alpha)

@@ -110,3 +110,31 @@ class KernelModel:
     @property
     def ok(self) -> bool:
         return self.model is not None
+
+
+@dataclass(frozen=True)
+class ModelTable:
+    """The models of every selected (kernel, metric), with the target scale they are ranked at."""
+
+    parameters: tuple[str, ...]
+    models: tuple[KernelModel, ...]
+    target: Mapping[str, float] | None = None
+
+    def prediction(self, km: KernelModel) -> float | None:
+        """The model's value at the target scale (None without a target or a model)."""
+        if self.target is None or km.model is None:
+            return None
+        return float(km.model.predict(self.target)[0])
+
+    def ranked(self) -> list[KernelModel]:
+        """Models first, most expensive at the target (or fastest-growing without one); then kernels without one."""
+        def key(km: KernelModel) -> tuple:
+            if km.model is None:
+                return (1, (), 0.0, km.kernel, km.metric)
+            growth = sorted(km.model.growth().values(), reverse=True)
+            value = self.prediction(km)
+            if value is None:
+                return (0, tuple((-i, -Fraction(j)) for i, j in growth), -km.model.constant, km.kernel, km.metric)
+            return (0, (), -value, km.kernel, km.metric)
+
+        return sorted(self.models, key=key)

@@ -7,6 +7,7 @@ design matrix) serves every kernel measured on the same points.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 
 import numpy as np
@@ -103,6 +104,19 @@ class ModelSpec:
 
     terms: tuple[Term, ...] = ()
 
+    @cached_property
+    def lead_columns(self) -> tuple[int, ...]:
+        """Design-matrix columns (1-based: column 0 is the constant) of the lead terms: those that no other term
+        dominates (at least the same order in every parameter, higher in one). These set the growth at scale, so
+        their coefficients must be positive unless decreasing models are allowed."""
+        orders = [[term.order_in(p) for p in range(self.n_params)] for term in self.terms]
+        return tuple(1 + k for k, mine in enumerate(orders)
+                     if not any(other != mine and all(o >= m for o, m in zip(other, mine)) for other in orders))
+
+    @property
+    def n_params(self) -> int:
+        return 1 + max((f.param for t in self.terms for f in t.factors), default=0)
+
     def basis(self, points: np.ndarray) -> np.ndarray:
         """Design matrix, shape (n, 1 + k): column 0 is ones, column k is term k at `points` (shape (n, m))."""
         columns = [np.ones(points.shape[0])] + [term.evaluate(points) for term in self.terms]
@@ -111,15 +125,6 @@ class ModelSpec:
     def lead_order(self, param: int) -> Exponents:
         """The highest (i, j) of any term in `param`, compared lexicographically; (0, 0) for none."""
         return max((term.order_in(param) for term in self.terms), default=(Fraction(0), 0))
-
-    def lead_term(self, param: int) -> int | None:
-        """Index of the term with the highest order in `param` (None if no term involves it)."""
-        best = None
-        for k, term in enumerate(self.terms):
-            order = term.order_in(param)
-            if order > (Fraction(0), 0) and (best is None or order > self.terms[best].order_in(param)):
-                best = k
-        return best
 
     @property
     def n_terms(self) -> int:

@@ -1,0 +1,70 @@
+"""The batched least-squares engine against closed-form answers and brute-force leave-one-out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scalecheck.core.fit import adjusted_r2, fit_batch, smape
+
+
+def _designs(x: np.ndarray) -> np.ndarray:
+    ones = np.ones_like(x)
+    return np.stack([np.stack([ones, x**0.5], 1), np.stack([ones, x * np.log2(x)], 1), np.stack([ones, x**3], 1)])
+
+
+def test_fit_batch_matches_weighted_normal_equations(rng: np.random.Generator) -> None:
+    x = np.array([4.0, 8, 16, 32, 64, 128])
+    X = _designs(x)
+    y = rng.uniform(1, 100, (4, x.size))
+    w = rng.uniform(0.1, 2, (4, x.size))
+    batch = fit_batch(X, y, w)
+    for h in range(X.shape[0]):
+        for k in range(y.shape[0]):
+            W = np.diag(w[k])
+            expected = np.linalg.solve(X[h].T @ W @ X[h], X[h].T @ W @ y[k])
+            np.testing.assert_allclose(batch.coef[h, k], expected, rtol=1e-8)
+            np.testing.assert_allclose(batch.fitted[h, k], X[h] @ expected, rtol=1e-8)
+    assert batch.valid.all()
+
+
+def test_fit_batch_leave_one_out_equals_refits(rng: np.random.Generator) -> None:
+    x = np.array([2.0, 4, 8, 16, 32])
+    X = _designs(x)
+    y = rng.uniform(1, 10, (3, x.size))
+    w = rng.uniform(0.5, 1.5, (3, x.size))
+    batch = fit_batch(X, y, w)
+    for h in range(X.shape[0]):
+        for k in range(y.shape[0]):
+            for i in range(x.size):
+                keep = np.arange(x.size) != i
+                W = np.diag(w[k][keep])
+                coef = np.linalg.solve(X[h][keep].T @ W @ X[h][keep], X[h][keep].T @ W @ y[k][keep])
+                assert np.isclose(batch.loo[h, k, i], X[h][i] @ coef, rtol=1e-7)
+
+
+def test_fit_batch_flags_rank_deficient_design() -> None:
+    x = np.array([1.0, 1, 1, 1])
+    X = np.stack([np.stack([np.ones(4), np.log2(x)], 1), np.stack([np.ones(4), x], 1)])
+    batch = fit_batch(X, np.ones((1, 4)), np.ones((1, 4)))
+    assert not batch.valid.any()
+
+
+def test_fit_batch_chunks_many_kernels_consistently(rng: np.random.Generator) -> None:
+    x = np.array([4.0, 8, 16, 32, 64])
+    X = np.repeat(_designs(x), 400, axis=0)  # large enough to force chunking over kernels
+    y = rng.uniform(1, 10, (2000, x.size))
+    w = np.ones_like(y)
+    whole = fit_batch(X[:3], y, w)
+    chunked = fit_batch(X, y, w)
+    np.testing.assert_allclose(chunked.coef[:3], whole.coef)
+
+
+def test_smape_and_adjusted_r2_closed_form() -> None:
+    y = np.array([1.0, 2.0, 4.0])
+    assert np.isclose(smape(y, np.array([1.0, 2.0, 2.0])), 100 * (2 * 2 / 6) / 3)
+    fitted = np.array([1.5, 1.5, 4.0])
+    rss, tss = 0.5, np.sum((y - y.mean()) ** 2)
+    assert np.isclose(adjusted_r2(y, fitted, 2), 1 - (rss / 1) / (tss / 2))
+    assert adjusted_r2(y, y, 1) == 1.0
+    np.testing.assert_allclose(adjusted_r2(np.stack([y, y]), np.stack([fitted, y]), np.array([2, 1])),
+                               [1 - (rss / 1) / (tss / 2), 1.0])

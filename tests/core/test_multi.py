@@ -1,0 +1,61 @@
+"""Multi-parameter hierarchical search: sums and products recovered, diagonal designs refused."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from scalecheck.core.modeler import fit_kernels
+from scalecheck.core.search import FitOptions
+from tests.conftest import planted_series
+
+GRID = [(x, y) for x in (4, 8, 16, 32, 64) for y in (10, 20, 40, 80, 160)]
+
+
+def _terms(km) -> set[tuple[tuple[int, Fraction, int], ...]]:
+    return {tuple((f.param, f.exponent, f.log_exponent) for f in t.factors) for t in km.model.spec.terms}
+
+
+def test_additive_model_recovered(rng: np.random.Generator) -> None:
+    series = planted_series(lambda p, n: 5 + 2 * p + 0.01 * n**2, GRID, rng, parameters=("p", "n"))
+    [km] = fit_kernels([series])
+    assert _terms(km) == {((0, Fraction(1), 0),), ((1, Fraction(2), 0),)}
+
+
+def test_multiplicative_model_recovered(rng: np.random.Generator) -> None:
+    series = planted_series(lambda p, n: 5 + 0.3 * p * np.log2(p) * n**0.5, GRID, rng, parameters=("p", "n"))
+    [km] = fit_kernels([series])
+    assert _terms(km) == {((0, Fraction(1), 1), (1, Fraction(1, 2), 0))}
+    assert km.model.growth_text() == "p * log2(p) * n^(1/2)"
+
+
+def test_parameter_without_effect_drops_out(rng: np.random.Generator) -> None:
+    series = planted_series(lambda p, n: 7 + p**1.5 + 0 * n, GRID, rng, parameters=("p", "n"))
+    [km] = fit_kernels([series])
+    assert _terms(km) == {((0, Fraction(3, 2), 0),)}
+
+
+def test_constant_two_parameter_kernel(rng: np.random.Generator) -> None:
+    series = planted_series(lambda p, n: 7 + 0 * p, GRID, rng, parameters=("p", "n"))
+    [km] = fit_kernels([series])
+    assert km.model is not None and km.model.spec.n_terms == 0
+
+
+def test_diagonal_design_is_reported_inseparable(rng: np.random.Generator) -> None:
+    diagonal = [(4, 10), (8, 20), (16, 30), (32, 40), (64, 50)]
+    [km] = fit_kernels([planted_series(lambda p, n: p * n, diagonal, rng, parameters=("p", "n"))])
+    assert km.status == "inseparable" and km.model is None
+    assert km.note.startswith("p and n only grow together")
+
+
+def test_noisy_outlier_line_does_not_hide_the_trend(rng: np.random.Generator) -> None:
+    series = planted_series(lambda p, n: 1 + 0.5 * p + 0 * n, GRID, rng, parameters=("p", "n"), noise=0.02)
+    values = np.array(series.values)
+    values[7, 0] *= 8  # one wild repetition, as in real data
+    noisy = type(series)(series.kernel, series.metric, series.parameters, series.points, values)
+    [km] = fit_kernels([noisy])
+    assert km.model is not None and km.model.growth()["p"] > (Fraction(1, 2), 0)  # the trend in p is found
+    assert km.model.growth()["n"] == (Fraction(0), 0)  # and the outlier does not make n matter
+    [robust] = fit_kernels([noisy], FitOptions(aggregate="median"))
+    assert robust.model is not None and robust.model.growth() == {"p": (Fraction(1), 0), "n": (Fraction(0), 0)}

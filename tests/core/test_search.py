@@ -1,0 +1,119 @@
+"""Single-parameter selection: planted models recovered, constants kept, terms only when the data pay for them."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from scalecheck.core.modeler import fit_kernels
+from scalecheck.core.search import FitOptions, single_parameter_specs, terms_allowed
+from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS
+from tests.conftest import planted_series
+
+P = [4, 8, 16, 32, 64]
+PLANTED = {
+    "linear": (lambda p: 30 + 2.0 * p, (Fraction(1), 0)),
+    "n_log_n": (lambda p: 5 + 0.5 * p * np.log2(p), (Fraction(1), 1)),
+    "quadratic": (lambda p: 200 + 0.3 * p**2, (Fraction(2), 0)),
+    "sqrt": (lambda p: 1 + 4 * p**0.5, (Fraction(1, 2), 0)),
+    "log": (lambda p: 10 + 8 * np.log2(p), (Fraction(0), 1)),
+    "cubic_log": (lambda p: 1e3 + 1e-3 * p**3 * np.log2(p), (Fraction(3), 1)),
+}
+
+
+def test_default_space_is_extrap_42_building_blocks() -> None:
+    assert len(DEFAULT_BUILDING_BLOCKS) == 42
+    assert (Fraction(4, 5), 0) in DEFAULT_BUILDING_BLOCKS and (Fraction(5, 2), 2) in DEFAULT_BUILDING_BLOCKS
+    assert (Fraction(4, 5), 1) not in DEFAULT_BUILDING_BLOCKS
+
+
+@pytest.mark.parametrize("name", PLANTED)
+def test_fit_recovers_planted_lead_term(name: str, rng: np.random.Generator) -> None:
+    function, lead = PLANTED[name]
+    [km] = fit_kernels([planted_series(function, P, rng)])
+    assert km.status == "ok"
+    assert km.model is not None and km.model.growth()["p"] == lead
+    assert km.model.spec.n_terms == 1
+
+
+def test_fit_recovers_coefficients_of_planted_model(rng: np.random.Generator) -> None:
+    [km] = fit_kernels([planted_series(lambda p: 200 + 3 * p * np.log2(p), P, rng, noise=0.002)])
+    assert km.model is not None
+    np.testing.assert_allclose(km.model.coefficients, [200, 3], rtol=0.05)
+    assert km.model.formula().endswith("* p * log2(p)")
+
+
+def test_constant_kernels_stay_constant(rng: np.random.Generator) -> None:
+    series = [planted_series(lambda p: 42.0, P, rng, kernel=f"c{k}") for k in range(50)]
+    models = fit_kernels(series)
+    assert sum(km.model is not None and km.model.spec.n_terms == 0 for km in models) >= 49
+
+
+def test_noise_is_estimated_from_repetitions(rng: np.random.Generator) -> None:
+    [km] = fit_kernels([planted_series(lambda p: 5 * p, P, rng, noise=0.05, repetitions=20)])
+    assert km.noise == pytest.approx(0.05 / np.sqrt(3), rel=0.2)  # sd of U(-a, a) is a / sqrt(3)
+
+
+def test_second_term_only_with_enough_points_and_evidence(rng: np.random.Generator) -> None:
+    many = [2, 4, 8, 16, 32, 64, 128, 256, 512]
+    truth = lambda p: 10 + 20 * np.log2(p) + 0.01 * p**2  # noqa: E731
+    [two] = fit_kernels([planted_series(truth, many, rng, noise=0.005)])
+    assert two.model is not None
+    assert {t.factors[0].order for t in two.model.spec.terms} == {(Fraction(0), 1), (Fraction(2), 0)}
+    [one] = fit_kernels([planted_series(truth, P, rng, noise=0.005)])
+    assert one.model is not None and one.model.spec.n_terms == 1  # five points allow one term
+    assert terms_allowed(5, 2) == 1 and terms_allowed(7, 2) == 2
+
+
+def test_decreasing_kernel_is_constant_with_a_note_unless_allowed(rng: np.random.Generator) -> None:
+    series = planted_series(lambda p: 5 + 800 / p**0.5, P, rng)
+    [km] = fit_kernels([series])
+    assert km.model is not None and km.model.spec.n_terms == 0
+    assert "allow decreasing models" in km.note
+    options = FitOptions(allow_decreasing=True, building_blocks=DEFAULT_BUILDING_BLOCKS + ((Fraction(-1, 2), 0),))
+    [allowed] = fit_kernels([series], options)
+    assert allowed.model is not None and allowed.model.growth()["p"] == (Fraction(-1, 2), 0)
+
+
+def test_log_terms_left_out_below_one() -> None:
+    specs = single_parameter_specs(np.array([0.25, 0.5, 1, 2, 4]), FitOptions())
+    assert all(f.log_exponent == 0 for s in specs for t in s.terms for f in t.factors)
+    assert len([s for s in specs if s.n_terms == 1]) == 19
+
+
+def test_too_few_distinct_values_is_insufficient_and_others_still_model(rng: np.random.Generator) -> None:
+    short = planted_series(lambda p: 3 * p, [4, 8], rng, kernel="short")
+    fine = planted_series(lambda p: 3 * p, P, rng, kernel="fine")
+    first, second = fit_kernels([short, fine])
+    assert first.status == "insufficient" and first.model is None
+    assert "2 distinct value(s) of p, a model needs at least 3" in first.note
+    assert second.status == "ok" and second.model is not None
+
+
+def test_refinement_finds_exponent_outside_default_space(rng: np.random.Generator) -> None:
+    series = planted_series(lambda p: 3 + 2 * p**1.625, [2, 4, 8, 16, 32, 64, 128], rng, noise=0.002)
+    [default] = fit_kernels([series])
+    [refined] = fit_kernels([series], FitOptions(refine=True))
+    assert refined.model is not None and default.model is not None
+    assert refined.model.growth()["p"] == (Fraction(13, 8), 0)
+    assert refined.model.scores.smape < default.model.scores.smape
+
+
+def test_kernels_sharing_points_fit_in_one_batch_same_as_alone(rng: np.random.Generator) -> None:
+    series = [planted_series(PLANTED[name][0], P, rng, kernel=name) for name in PLANTED]
+    together = fit_kernels(series)
+    alone = [fit_kernels([s])[0] for s in series]
+    for a, b in zip(together, alone):
+        assert a.model is not None and b.model is not None
+        assert a.model.spec == b.model.spec
+        np.testing.assert_allclose(a.model.coefficients, b.model.coefficients)
+
+
+def test_sparse_kernels_with_different_points_are_modeled(rng: np.random.Generator) -> None:
+    a = planted_series(lambda p: 2 * p, P, rng, kernel="a")
+    b = planted_series(lambda p: 2 * p, [4, 8, 16, 64], rng, kernel="b")
+    models = fit_kernels([a, b])
+    assert [km.model.growth()["p"] for km in models if km.model] == [(Fraction(1), 0)] * 2
+    assert models[1].n_points == 4

@@ -1,0 +1,147 @@
+"""`scalecheck model` driven through main(argv): output, JSON contract, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scalecheck import cli
+from scalecheck.cli import INTERNAL_ERROR, OK, USAGE_ERROR, main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "mpi_data_mean.txt"
+
+
+def test_model_prints_ranked_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["model", str(EXAMPLE), "--target", "p=65536"]) == OK
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:6] == ["kernel", "metric", "model", "SMAPE", "%", "adj"]
+    assert out[0].rstrip().endswith("at p=65536")
+    rows = [line for line in out[2:] if line.strip()]
+    assert len(rows) == 14
+    allreduce = next(line for line in rows if line.startswith("IntelMPI->MPI_Allreduce "))
+    assert "* p^(3/4)" in allreduce
+
+
+def test_model_json_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "models.json"
+    assert main(["model", str(EXAMPLE), "--target", "p=65536", "--json", str(out)]) == OK
+    doc = json.loads(out.read_text())
+    assert doc["scalecheck"] == 1 and doc["parameters"] == ["p"] and doc["target"] == {"p": 65536.0}
+    assert len(doc["models"]) == 14
+    predictions = [m["prediction"] for m in doc["models"]]
+    assert predictions == sorted(predictions, reverse=True)
+    model = next(m for m in doc["models"] if m["kernel"] == "IntelMPI->MPI_Allreduce")
+    assert {"kernel", "metric", "formula", "constant", "terms", "smape", "rss", "ar2", "points", "prediction"} <= set(model)
+    assert model["points"] == 5 and model["metric"] == "time"
+    [term] = model["terms"]
+    assert term["factors"] == [{"parameter": "p", "exponent": 0.75, "log_exponent": 0}]
+    expected = model["constant"] + term["coefficient"] * 65536**0.75
+    assert model["prediction"] == pytest.approx(expected)
+    assert list(tmp_path.iterdir()) == [out]  # no temp file left behind
+
+
+def test_model_filters_kernels_and_metrics(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "m.json"
+    assert main(["model", str(EXAMPLE), "--kernel", "IntelMPI->*", "--metric", "time", "--json", str(out)]) == OK
+    assert {m["kernel"].split("->")[0] for m in json.loads(out.read_text())["models"]} == {"IntelMPI"}
+
+
+def test_model_without_target_ranks_by_growth(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["model", str(EXAMPLE)]) == OK
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert rows[0].split()[0] == "OpenMPI->MPI_Bcast"  # p^3 * log2(p) grows fastest
+    assert rows[-1].split()[0] == "OpenMPI->MPI_Barrier"  # log2(p) slowest
+
+
+def test_insufficient_kernel_is_listed_while_others_are_modeled(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "m.csv"
+    rows = ["kernel,p,value"] + [f"good,{p},{2 * p + r}" for p in (4, 8, 16, 32) for r in (0, 0.1)]
+    rows += [f"short,{p},{p}" for p in (4, 8)]
+    data.write_text("\n".join(rows) + "\n")
+    assert main(["model", str(data)]) == OK
+    out = capsys.readouterr().out
+    assert [line.split() for line in out.splitlines() if line.startswith("short ")] == [["short", "time",
+                                                                                          "(insufficient)"]]
+    assert "short [time]: 2 distinct value(s) of p, a model needs at least 3" in out
+    assert "good" in out and "* p" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--target", "pp=5"], "scalecheck: error: --target names parameter 'pp', which the measurements do not have\n"
+                           "  fix: did you mean 'p'?\n"),
+    (["--target", "p=abc"], "scalecheck: error: --target: cannot read 'p=abc'\n"),
+    (["--metric", "bytes"], "scalecheck: error: no measurements match metric bytes (the file has time)\n"),
+    (["--kernel", "nope*"], "scalecheck: error: no measurements match kernel nope* (the file has IntelMPI->"),
+    (["--exponents", "1,x"], "scalecheck: error: --exponents: 'x' is not a number\n"),
+    (["--max-terms", "0"], "scalecheck: error: --max-terms must be at least 1, got 0\n"),
+])
+def test_model_bad_options_are_one_line_errors(args: list[str], message: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["model", str(EXAMPLE), *args]) == USAGE_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith(message)
+    assert "Traceback" not in err
+
+
+def test_missing_file_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["model", str(tmp_path / "nope.json")]) == USAGE_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith(f"scalecheck: error: {tmp_path / 'nope.json'}: ") and "Traceback" not in err
+
+
+def test_json_into_missing_folder_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["model", str(EXAMPLE), "--json", str(tmp_path / "no" / "m.json")]) == USAGE_ERROR
+    assert "folder" in capsys.readouterr().err
+
+
+def test_json_is_not_half_written_on_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "m.json"
+    out.write_text("previous")
+    assert main(["model", str(tmp_path / "missing.txt"), "--json", str(out)]) == USAGE_ERROR
+    assert out.read_text() == "previous"
+
+
+def test_unknown_format_option_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["model", str(EXAMPLE), "--format", "xml"])
+    assert info.value.code == USAGE_ERROR
+    assert "invalid choice: 'xml'" in capsys.readouterr().err
+
+
+def test_crash_is_internal_error_not_regression(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import scalecheck.api
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(scalecheck.api, "fit_models", boom)
+    assert main(["model", str(EXAMPLE)]) == INTERNAL_ERROR
+    assert "internal error" in capsys.readouterr().err
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == USAGE_ERROR
+    assert "model" in capsys.readouterr().out
+
+
+def test_cli_format_names_match_readers() -> None:
+    from scalecheck.formats import FORMATS
+
+    assert cli.FORMAT_NAMES == tuple(FORMATS)
+
+
+def test_python_m_scalecheck_runs_and_help_is_light() -> None:
+    done = subprocess.run([sys.executable, "-m", "scalecheck", "model", str(EXAMPLE), "--kernel", "*Bcast"],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == OK, done.stderr
+    assert "IntelMPI->MPI_Bcast" in done.stdout
+    probe = "import sys, scalecheck.cli; scalecheck.cli.build_parser(); print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "[]"
