@@ -145,3 +145,41 @@ def test_python_m_scalecheck_runs_and_help_is_light() -> None:
     probe = "import sys, scalecheck.cli; scalecheck.cli.build_parser(); print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
+
+
+BAD_INPUTS = sorted((ROOT / "tests" / "inputs").glob("*/bad_*"))
+SHARED = ROOT.parent / "shared" / "extrap-data"
+REAL_FILES = ["mpi_data_mean.txt", "relearn_data.txt", "cube_single_parameter.json", "cube_multi_parameter.json",
+              "experiment_3_mp.json", "format-samples/extended2.jsonl", "format-samples/legacy_input_1.JSON",
+              "format-samples/new_json_input2.json", "format-samples/one_parameter_segmented_1.txt",
+              "format-samples/two_parameter_segmented_1.txt", "format-samples/talpas_1.txt"]
+
+
+@pytest.mark.parametrize("path", BAD_INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_bad_input_is_one_error_line_with_a_fix(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["model", str(path)]) == USAGE_ERROR
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"scalecheck: error: {path}")
+    assert len(err) == 2 and err[1].startswith("  fix: ")
+
+
+def test_bad_inputs_cover_every_case_the_issue_names() -> None:
+    names = {p.name.split(".")[0] for p in BAD_INPUTS}
+    assert len(BAD_INPUTS) >= 20
+    for case in ("bad_nan", "bad_inf", "bad_negative_time", "bad_value"):
+        assert case in names
+
+
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_every_real_extrap_file_models(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = SHARED / name
+    if not path.exists():
+        local = ROOT / "tests" / "inputs" / "extrap" / Path(name).name
+        if not local.exists():
+            pytest.skip(f"{path} is not beside this checkout")
+        path = local
+    out = tmp_path / "m.json"
+    assert main(["model", str(path), "--json", str(out)]) == OK, capsys.readouterr().err
+    models = json.loads(out.read_text())["models"]
+    assert models and all(m["status"] in {"ok", "insufficient", "inseparable"} for m in models)
+    assert any(m["status"] == "ok" for m in models) or name.endswith("new_json_input2.json")

@@ -49,7 +49,9 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
     n, m = points.shape
     K = stats.y.shape[0]
     stage_one = [_candidates(points, k, stats, options) for k in range(m)]
-    max_terms = terms_allowed(n, options.max_terms * m)
+    # At most max(3, m) compound terms: every sum-and-product shape of two parameters (up to a + b + a*b), the
+    # additive model of m parameters; more only overfits 25-odd points and grows the search combinatorially.
+    max_terms = min(terms_allowed(n, options.max_terms * m), max(3, m))
     rows: list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...], tuple[int, ...]]] = []
     for r in range(1, m + 1):
         for used in itertools.combinations(range(m), r):
