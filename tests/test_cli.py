@@ -66,6 +66,10 @@ def test_insufficient_kernel_is_listed_while_others_are_modeled(tmp_path: Path,
     data.write_text("\n".join(rows) + "\n")
     assert main(["model", str(data)]) == OK
     out = capsys.readouterr().out
+    json_out = tmp_path / "m.json"
+    assert main(["model", str(data), "--target", "p=64", "--json", str(json_out)]) == OK
+    short = next(m for m in json.loads(json_out.read_text())["models"] if m["kernel"] == "short")
+    assert short["status"] == "insufficient" and short["prediction"] is None and short["formula"] is None
     assert [line.split() for line in out.splitlines() if line.startswith("short ")] == [["short", "time",
                                                                                           "(insufficient)"]]
     assert "short [time]: 2 distinct value(s) of p, a model needs at least 3" in out

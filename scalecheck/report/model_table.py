@@ -52,14 +52,16 @@ def _model(table: ModelTable, km: KernelModel) -> dict[str, object]:
     out: dict[str, object] = {"kernel": km.kernel, "metric": km.metric, "unit": km.unit, "status": km.status,
                               "points": km.n_points, "noise": _finite(km.noise), "note": km.note or None}
     if km.model is None:
-        return out | {"formula": None, "constant": None, "terms": [], "smape": None, "cv_smape": None, "rss": None,
-                      "ar2": None, "growth": None}
-    s = km.model.scores
-    out |= km.model.to_dict()
-    out |= {"smape": s.smape, "cv_smape": s.cv_smape, "rss": s.rss, "ar2": _finite(s.ar2),
-            "growth": km.model.growth_text()}
+        out |= {"formula": None, "constant": None, "terms": [], "smape": None, "cv_smape": None, "rss": None,
+                "ar2": None, "growth": None}
+    else:
+        s = km.model.scores
+        out |= km.model.to_dict()
+        out |= {"smape": _finite(s.smape), "cv_smape": _finite(s.cv_smape), "rss": _finite(s.rss),
+                "ar2": _finite(s.ar2), "growth": km.model.growth_text()}
     if table.target:
-        out["prediction"] = table.prediction(km)
+        prediction = table.prediction(km)
+        out["prediction"] = None if prediction is None else _finite(prediction)
     return out
 
 
