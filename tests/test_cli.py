@@ -141,6 +141,14 @@ def test_cli_format_names_match_readers() -> None:
     assert cli.FORMAT_NAMES == tuple(FORMATS)
 
 
+def test_cli_aggregate_choices_match_data_layer() -> None:
+    from scalecheck.data.measurement import AGGREGATES
+
+    action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["model"]._actions
+                  if a.dest == "aggregate")
+    assert tuple(action.choices) == tuple(AGGREGATES)
+
+
 def test_python_m_scalecheck_runs_and_help_is_light() -> None:
     done = subprocess.run([sys.executable, "-m", "scalecheck", "model", str(EXAMPLE), "--kernel", "*Bcast"],
                           capture_output=True, text=True, cwd=ROOT, check=False)

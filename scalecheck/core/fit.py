@@ -133,7 +133,7 @@ def smape(y: np.ndarray, prediction: np.ndarray) -> np.ndarray:
     denominator = np.abs(y) + np.abs(prediction)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(denominator > 0, 2.0 * np.abs(y - prediction) / denominator, 0.0)
-    return 100.0 * np.mean(ratio, axis=-1)
+    return np.asarray(100.0 * np.mean(ratio, axis=-1))
 
 
 def adjusted_r2(y: np.ndarray, fitted: np.ndarray, n_coefficients: np.ndarray | int) -> np.ndarray:

@@ -25,9 +25,9 @@ from fractions import Fraction
 import numpy as np
 
 from scalecheck.core.fit import BatchFit, fit_batch
+from scalecheck.data.measurement import AGGREGATES
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Exponents, ModelSpec, single_term
 
-AGGREGATES = ("mean", "median", "min")
 # Variance of the aggregate relative to the variance of the mean of r repetitions (normal noise).
 _AGGREGATE_VARIANCE = {"mean": 1.0, "median": math.pi / 2, "min": 1.0}
 
@@ -49,7 +49,7 @@ class FitOptions:
 
     def __post_init__(self) -> None:
         if self.aggregate not in AGGREGATES:
-            raise ValueError(f"aggregate must be one of {AGGREGATES}, got {self.aggregate!r}")
+            raise ValueError(f"aggregate must be one of {tuple(AGGREGATES)}, got {self.aggregate!r}")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
         if self.max_terms < 1:
@@ -81,8 +81,7 @@ def point_stats(values: np.ndarray, aggregate: str = "mean") -> PointStats:
     aggregate : str
         "mean", "median" or "min".
     """
-    reducer = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin}[aggregate]
-    y = reducer(values, axis=2)
+    y = AGGREGATES[aggregate](values, axis=2)
     reps = np.sum(~np.isnan(values), axis=2)
     center = np.nanmean(values, axis=2)
     scale = np.maximum(np.abs(center), 1e-3 * np.max(np.abs(center), axis=1, keepdims=True))
@@ -250,7 +249,7 @@ def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOpti
     with np.errstate(divide="ignore", invalid="ignore"):
         share = parts / np.abs(fitted)[..., None]
     share = np.where(np.isfinite(share), share, 0.0)
-    return ok & np.all(share.max(axis=2) >= options.min_term_contribution, axis=2)
+    return np.asarray(ok & np.all(share.max(axis=2) >= options.min_term_contribution, axis=2))
 
 
 def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,
@@ -283,4 +282,4 @@ def constant_test(wrss_constant: np.ndarray, sigma2: np.ndarray, dof: np.ndarray
         return np.ones_like(dof, dtype=bool)
     statistic = wrss_constant / (n - 1) / sigma2
     p_value = special.fdtrc(float(n - 1), np.maximum(dof, 1).astype(float), statistic)
-    return (dof > 0) & (p_value >= alpha)
+    return np.asarray((dof > 0) & (p_value >= alpha))

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from scalecheck.errors import InputError, Location
 
+# Per-point statistics of repeated values, ignoring the NaN padding: name -> reducer(values, axis).
+AGGREGATES: dict[str, Callable[..., Any]] = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin}
 TIME_METRICS = frozenset({"time", "runtime", "wall_time", "walltime", "seconds", "duration", "elapsed"})
 _CALLPATH_SPLIT = re.compile(r"\s*->\s*")
 
@@ -61,12 +64,11 @@ class Series:
     @property
     def repetitions(self) -> np.ndarray:
         """Number of values at each point, shape (n,)."""
-        return np.sum(~np.isnan(self.values), axis=1)
+        return np.asarray(np.sum(~np.isnan(self.values), axis=1))
 
     def aggregate(self, how: str = "mean") -> np.ndarray:
         """One value per point, shape (n,): the mean, median or minimum of its repetitions."""
-        reducer = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin}[how]
-        return np.asarray(reducer(self.values, axis=1), dtype=float)
+        return np.asarray(AGGREGATES[how](self.values, axis=1), dtype=float)
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ class ModelTable:
 
     def ranked(self) -> list[KernelModel]:
         """Models first, most expensive at the target (or fastest-growing without one); then kernels without one."""
-        def key(km: KernelModel) -> tuple:
+        def key(km: KernelModel) -> tuple[object, ...]:
             if km.model is None:
                 return (1, (), 0.0, km.kernel, km.metric)
             growth = sorted(km.model.growth().values(), reverse=True)
