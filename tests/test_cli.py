@@ -160,7 +160,6 @@ def test_python_m_scalecheck_runs_and_help_is_light() -> None:
 
 
 BAD_INPUTS = sorted((ROOT / "tests" / "inputs").glob("*/bad_*"))
-SHARED = ROOT.parent / "shared" / "extrap-data"
 REAL_FILES = ["mpi_data_mean.txt", "relearn_data.txt", "cube_single_parameter.json", "cube_multi_parameter.json",
               "experiment_3_mp.json", "format-samples/extended2.jsonl", "format-samples/legacy_input_1.JSON",
               "format-samples/new_json_input2.json", "format-samples/one_parameter_segmented_1.txt",
@@ -184,12 +183,7 @@ def test_bad_inputs_cover_every_case_the_issue_names() -> None:
 
 @pytest.mark.parametrize("name", REAL_FILES)
 def test_every_real_extrap_file_models(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = SHARED / name
-    if not path.exists():
-        local = ROOT / "tests" / "inputs" / "extrap" / Path(name).name
-        if not local.exists():
-            pytest.skip(f"{path} is not beside this checkout")
-        path = local
+    path = ROOT / "tests" / "inputs" / "extrap" / Path(name).name  # copies of ../shared/extrap-data
     out = tmp_path / "m.json"
     assert main(["model", str(path), "--json", str(out)]) == OK, capsys.readouterr().err
     models = json.loads(out.read_text())["models"]

@@ -11,8 +11,6 @@ import pytest
 from scalecheck.data.measurement import Run, Series
 
 INPUTS = Path(__file__).parent.parent / "inputs"
-# the shared data next to the checkout holds the larger Extra-P files that are not copied into tests/inputs
-SHARED_EXTRAP_DATA = Path(__file__).resolve().parents[3] / "shared" / "extrap-data"
 
 
 @pytest.fixture
@@ -22,11 +20,9 @@ def inputs() -> Path:
 
 
 @pytest.fixture
-def shared_extrap_data() -> Path:
-    """../shared/extrap-data beside the checkout; the test is skipped where it does not exist."""
-    if not SHARED_EXTRAP_DATA.is_dir():
-        pytest.skip(f"{SHARED_EXTRAP_DATA} is not available")
-    return SHARED_EXTRAP_DATA
+def real_extrap_data() -> Path:
+    """tests/inputs/extrap: real files from Extra-P's test data (see its README)."""
+    return INPUTS / "extrap"
 
 
 @pytest.fixture

@@ -31,8 +31,8 @@ def test_detect_format_of_real_extrap_files(name: str, fmt: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["cube_multi_parameter.json", "experiment_3_mp.json"])
-def test_detect_format_of_shared_extrap_json_files(shared_extrap_data: Path, name: str) -> None:
-    assert detect_format(shared_extrap_data / name) == "extrap-json"
+def test_detect_format_of_real_extrap_json_files(real_extrap_data: Path, name: str) -> None:
+    assert detect_format(real_extrap_data / name) == "extrap-json"
 
 
 @pytest.mark.parametrize("folder, fmt", [

@@ -122,10 +122,10 @@ def test_read_extrap_json_real_new_and_legacy_samples(series_of) -> None:
     ("cube_multi_parameter.json", ("x", "y", "z"), 28, 27),
     ("experiment_3_mp.json", ("x", "y", "z"), 36, 27),
 ])
-def test_read_extrap_json_real_multi_parameter_files(shared_extrap_data: Path, series_of, name: str,
+def test_read_extrap_json_real_multi_parameter_files(real_extrap_data: Path, series_of, name: str,
                                                      parameters: tuple[str, ...], n_series: int,
                                                      n_points: int) -> None:
-    run = read_extrap_json(shared_extrap_data / name)
+    run = read_extrap_json(real_extrap_data / name)
     assert run.parameters == parameters and len(run.series) == n_series
     main = series_of(run)["main", "visits"]
     assert main.points.shape == (n_points, 3)
