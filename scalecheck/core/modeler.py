@@ -1,7 +1,8 @@
 """Model every (kernel, metric): group series that share a point set, fit each group in one batch.
 
-Single-parameter series go through `search.select` directly; several parameters through the hierarchical search
-in `multi`. Series with too few distinct parameter values, or whose parameters only grow together, get a
+Single-parameter series go through `search.select` directly, after `segment` has looked for change points (a
+segmented kernel gets one model per segment); several parameters go through the hierarchical search in `multi`.
+Series with too few distinct parameter values, or whose parameters only grow together, get a
 `KernelModel` that says why instead of a model, so that one bad kernel never stops the others.
 """
 
@@ -15,15 +16,18 @@ from scalecheck.core.fit import adjusted_r2, smape
 from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters
 from scalecheck.core.search import (Choice, FitOptions, PointStats, point_stats, refined_specs, select,
                                     single_parameter_specs)
+from scalecheck.core.segment import Boundary, SegmentOptions, fit_range, segment_kernels
 from scalecheck.data.measurement import Series
-from scalecheck.data.outcome import FittedModel, KernelModel, Scores
+from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, Scores, Segment
 
 
-def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions()) -> list[KernelModel]:
-    """One `KernelModel` per series, in the order given.
+def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
+                segmentation: SegmentOptions | None = SegmentOptions()) -> list[KernelModel]:
+    """One `KernelModel` per series, in the order given; `segmentation=None` turns change-point detection off.
 
-    Cost: one batched fit per distinct point set (single parameter), plus the hierarchical stages for several
-    parameters; no Python loop over (kernel, hypothesis) pairs.
+    Cost: one batched fit per distinct point set (single parameter), plus the window and segment searches of
+    `segment_kernels`, plus the hierarchical stages for several parameters; no Python loop over (kernel,
+    hypothesis) pairs.
     """
     results: list[KernelModel | None] = [None] * len(series)
     groups: dict[tuple[bytes, tuple[int, ...], tuple[str, ...]], list[int]] = {}
@@ -45,9 +49,51 @@ def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions()) ->
             choices = select(first.points, space(first.points[:, 0], options), stats, options)
         else:
             choices = fit_multi_parameter(first.points, stats, options)
-        for i, km in zip(members, _kernel_models(group, choices, stats)):
+        models = _kernel_models(group, choices, stats)
+        if first.points.shape[1] == 1 and segmentation is not None:
+            models = _segmented(group, stats, models, options, segmentation)
+        for i, km in zip(members, models):
             results[i] = km
     return [km for km in results if km is not None]
+
+
+def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel], options: FitOptions,
+               segmentation: SegmentOptions) -> list[KernelModel]:
+    """`models` with every segmented kernel replaced by its segments (single-parameter group)."""
+    x = group[0].points[:, 0]
+    order = np.argsort(x, kind="stable")
+    x = x[order]
+    if x.size < segmentation.min_points or np.any(np.diff(x) <= 0):
+        return models
+    ordered = stats.subset(points=order)
+    by_boundaries: dict[tuple[Boundary, ...], list[int]] = {}
+    for k, boundaries in enumerate(segment_kernels(x, ordered, options, segmentation)):
+        if boundaries:
+            by_boundaries.setdefault(boundaries, []).append(k)
+    name = group[0].parameters[0]
+    out = list(models)
+    for boundaries, members in by_boundaries.items():
+        pieces: list[list[Segment]] = [[] for _ in members]
+        firsts = (0,) + tuple(b[1] for b in boundaries)
+        lasts = tuple(b[0] for b in boundaries) + (x.size - 1,)
+        for index, (first, last) in enumerate(zip(firsts, lasts)):
+            span = slice(first, last + 1)
+            part = ordered.subset(np.array(members), span)
+            choices = fit_range(x[span], part, options)
+            change = None if index == 0 else ChangePoint(name, float(x[boundaries[index - 1][0]]), float(x[first]))
+            status, note = "ok", ""
+            if last - first + 1 < segmentation.min_segment_points:
+                status, note = "insufficient", _too_few(name, x, boundaries, index, segmentation.min_segment_points)
+            fitted = _fitted_models([group[k] for k in members], choices, part)
+            for j, (model, choice) in enumerate(zip(fitted, choices)):
+                text = "; ".join(filter(None, (note, _FALLBACK if choice.fallback else "")))
+                pieces[j].append(Segment(float(x[first]), float(x[last]), model, last - first + 1, status, change,
+                                         text))
+        for k, segments in zip(members, pieces):
+            km = models[k]
+            out[k] = KernelModel(km.kernel, km.metric, km.unit, "ok", segments[-1].model, km.n_points, km.noise,
+                                 segments=tuple(segments))
+    return out
 
 
 def _unmodelable(points: np.ndarray, parameters: tuple[str, ...], options: FitOptions) -> tuple[str, str] | None:
@@ -77,8 +123,27 @@ def _stack_values(group: list[Series]) -> np.ndarray:
     return out
 
 
+def _too_few(name: str, x: np.ndarray, boundaries: tuple[Boundary, ...], index: int, needed: int) -> str:
+    """Where to measure so that segment `index` (of len(boundaries) + 1) gets enough points for a model."""
+    first = boundaries[index - 1][1] if index > 0 else 0
+    last = boundaries[index][0] if index < len(boundaries) else x.size - 1
+    low = x[boundaries[index - 1][0]] if index > 0 else x[first]
+    high = x[boundaries[index][1]] if index < len(boundaries) else x[last]
+    above = f" or above {name}={high:g}" if index == len(boundaries) else ""
+    return (f"{last - first + 1} point(s) in this segment, a reliable model needs {needed}: measure more points "
+            f"between {name}={low:g} and {name}={high:g}{above}")
+
+
 def _kernel_models(group: list[Series], choices: list[Choice], stats: PointStats) -> list[KernelModel]:
-    """KernelModels of a group, with the fit scores computed for all kernels at once."""
+    """KernelModels of a group."""
+    noise = np.sqrt(stats.sigma2)
+    return [KernelModel(s.kernel, s.metric, s.unit, "ok", model, model.scores.n_points, float(noise[k]),
+                        _FALLBACK if choice.fallback else "")
+            for k, (s, choice, model) in enumerate(zip(group, choices, _fitted_models(group, choices, stats)))]
+
+
+def _fitted_models(group: list[Series], choices: list[Choice], stats: PointStats) -> list[FittedModel]:
+    """FittedModels of a group's choices, with the fit scores computed for all kernels at once."""
     y = stats.y
     fitted = np.stack([c.fitted for c in choices])  # (K, n)
     loo = np.stack([c.loo for c in choices])
@@ -86,15 +151,9 @@ def _kernel_models(group: list[Series], choices: list[Choice], stats: PointStats
     in_sample, cross = smape(y, fitted), smape(y, loo)
     rss = np.sum((y - fitted) ** 2, axis=1)
     ar2 = adjusted_r2(y, fitted, n_coefficients)
-    noise = np.sqrt(stats.sigma2)
-    out = []
-    for k, (s, choice) in enumerate(zip(group, choices)):
-        scores = Scores(float(in_sample[k]), float(cross[k]), float(rss[k]), float(ar2[k]), int(y.shape[1]))
-        note = _FALLBACK if choice.fallback else ""
-        out.append(KernelModel(s.kernel, s.metric, s.unit, "ok", FittedModel(choice.spec, s.parameters, choice.coef,
-                                                                             scores), int(y.shape[1]),
-                               float(noise[k]), note))
-    return out
+    return [FittedModel(c.spec, s.parameters, c.coef,
+                        Scores(float(in_sample[k]), float(cross[k]), float(rss[k]), float(ar2[k]), int(y.shape[1])))
+            for k, (s, c) in enumerate(zip(group, choices))]
 
 
 _FALLBACK = ("the values are not constant, but no model with growing terms is eligible: they may fall as the "

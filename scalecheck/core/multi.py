@@ -119,7 +119,7 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
     wrss_constant = np.zeros(K)
     constant_dof = 0
     for index in lines(points, param, options.min_distinct_values):
-        sub = PointStats(stats.y[:, index], stats.weights[:, index], stats.sigma2, stats.dof)
+        sub = stats.subset(points=index)
         terms = score(X[:, index], lead, sub, options)
         constant = score(ones[:, index], no_lead, sub, options)
         sigma2, _ = noise_and_penalty(sub, terms.wrss, index.size, options)

@@ -69,6 +69,18 @@ class PointStats:
     weights: np.ndarray  # (K, n) repetitions / scale^2: inverse relative variance of each aggregate
     sigma2: np.ndarray  # (K,) relative variance of one repetition (NaN without repetitions)
     dof: np.ndarray  # (K,) degrees of freedom of sigma2 (0 without repetitions)
+    reps: np.ndarray  # (K, n) number of repetitions
+    center: np.ndarray  # (K, n) mean of the repetitions
+
+    def subset(self, kernels: slice | np.ndarray = slice(None), points: slice | np.ndarray = slice(None)) -> PointStats:
+        """Some kernels at some points, weighed among themselves; the pooled noise is kept (it describes the series).
+
+        Re-deriving the weights matters when values span many orders of magnitude: the floor that keeps a value
+        near zero from dominating is relative to the largest value of the points kept, not of the whole series.
+        """
+        reps, center = self.reps[kernels][:, points], self.center[kernels][:, points]
+        return PointStats(self.y[kernels][:, points], _weights(reps, center), self.sigma2[kernels],
+                          self.dof[kernels], reps, center)
 
 
 def point_stats(values: np.ndarray, aggregate: str = "mean") -> PointStats:
@@ -84,13 +96,22 @@ def point_stats(values: np.ndarray, aggregate: str = "mean") -> PointStats:
     y = AGGREGATES[aggregate](values, axis=2)
     reps = np.sum(~np.isnan(values), axis=2)
     center = np.nanmean(values, axis=2)
-    scale = np.maximum(np.abs(center), 1e-3 * np.max(np.abs(center), axis=1, keepdims=True))
-    scale = np.where(scale > 0, scale, 1.0)
+    scale = _scale(center)
     squares = np.nansum(((values - center[..., None]) / scale[..., None]) ** 2, axis=(1, 2))
     dof = np.sum(reps - 1, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         sigma2 = np.where(dof > 0, squares / np.maximum(dof, 1), np.nan) * _AGGREGATE_VARIANCE[aggregate]
-    return PointStats(y, reps / scale**2, sigma2, dof)
+    return PointStats(y, _weights(reps, center), sigma2, dof, reps, center)
+
+
+def _scale(center: np.ndarray) -> np.ndarray:
+    """(K, n) the scale of each point's relative error: its value, floored at 1e-3 of the kernel's largest."""
+    scale = np.maximum(np.abs(center), 1e-3 * np.max(np.abs(center), axis=1, keepdims=True))
+    return np.where(scale > 0, scale, 1.0)
+
+
+def _weights(reps: np.ndarray, center: np.ndarray) -> np.ndarray:
+    return np.asarray(reps / _scale(center) ** 2)
 
 
 def single_parameter_specs(x: np.ndarray, options: FitOptions, param: int = 0) -> list[ModelSpec]:

@@ -91,11 +91,49 @@ def _exponent_value(value: Fraction) -> int | float:
 
 
 @dataclass(frozen=True)
+class ChangePoint:
+    """Where a kernel's trend changes: between two measured values of a parameter, or at one shared value."""
+
+    parameter: str
+    low: float  # last value of the segment before
+    high: float  # first value of the segment after (equal to `low` for a point both segments share)
+
+    @property
+    def shared(self) -> bool:
+        return self.low == self.high
+
+    def text(self) -> str:
+        """`p=6`, or `between p=5 and p=6`."""
+        if self.shared:
+            return f"{self.parameter}={self.low:g}"
+        return f"between {self.parameter}={self.low:g} and {self.parameter}={self.high:g}"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One piece of a segmented kernel: the model of the measured values `start` .. `end` of the parameter.
+
+    status is "ok", or "insufficient" when the segment has fewer points than a reliable model needs (`note` says
+    where to measure more); `change_point` is the change that begins it (None for the first segment).
+    """
+
+    start: float
+    end: float
+    model: FittedModel
+    n_points: int
+    status: str = "ok"
+    change_point: ChangePoint | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class KernelModel:
     """The modeling outcome for one (kernel, metric): a model, or why there is none.
 
     status is "ok", "insufficient" (too few distinct parameter values) or "inseparable" (parameters that only
     grow together); `note` explains anything the user should know (a decreasing trend modeled as constant, ...).
+    A segmented kernel has two or more `segments`; its `model` is the last segment's, the behaviour at scale, so
+    predictions and growth describe what happens beyond the measured range.
     """
 
     kernel: str
@@ -106,10 +144,19 @@ class KernelModel:
     n_points: int
     noise: float  # relative standard deviation of one repetition (pooled over points); NaN without repetitions
     note: str = ""
+    segments: tuple[Segment, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.model is not None
+
+    @property
+    def segmented(self) -> bool:
+        return len(self.segments) > 1
+
+    @property
+    def change_points(self) -> tuple[ChangePoint, ...]:
+        return tuple(s.change_point for s in self.segments if s.change_point is not None)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,294 @@
+"""Segmented behaviour: find where a kernel's trend changes, before it is modeled (Ilyas et al., "Segmented
+performance data", seed `segmented-performance-data.txt`).
+
+Detection, as published:
+
+1. Slide a window of `window` (5) consecutive points over the distinct parameter values (aggregated repetitions)
+   and model each window with the main search. Window error: nRSS = sqrt(RSS) / mean(y).
+2. Segmented if the largest nRSS exceeds `theta` (0.5), or if a relative nRSS e[k+1] / (e[k] + eta) exceeds
+   `ratio` (4) where e[k+1] lies in the band [`low`, `theta`] (0.1..0.5). Without the band (as Extra-P does)
+   tiny errors of perfect fits give huge ratios, and unsegmented series are flagged.
+
+Change point: windows with nRSS above `low` are tagged heterogeneous (1). A clean run of 3 ones puts the change at
+the shared point (the 3rd point of the run's second window); a clean run of 4 ones between that window's 3rd and
+4th points. Noise and the borders of the data break that pattern (a run cut by the first or last window, a gap in a
+run, a one-point segment at the top of a geometric grid whose window error is hidden by larger values), so the
+pattern gives candidates rather than the answer:
+
+- a clean run proposes its change point and the two neighbouring ones (a window lost to noise turns 4 ones into 3);
+- each untouched end of another run proposes the shared point and the gap it implies;
+- no untouched end: every split leaving at least two points on each side.
+
+Every candidate splits the points into two segments, each fitted with the main search (one term); the candidate
+with the least summed (relative, weighted) error wins. The clean run's own answer is kept unless another candidate
+beats it by more than one noise variance (the expected cost of one more residual: a shared point costs that much
+more than a gap beside it even when it is right), so the published rule decides whenever the data do not
+contradict it.
+
+Better than the paper, measured by `benchmarks/segmentation.py`:
+
+- Window RSS is the ordinary least-squares RSS of the window's chosen model, as in the paper, and each window is
+  weighed on its own (`PointStats.subset`), so values far below the series' largest still count.
+- A detection by the relative rule alone (no window above theta) is kept only if two segments fit significantly
+  better than one model (`confirmed`): noise alone sometimes makes one window error four times its neighbour's.
+
+More change points: each segment of at least `min_points` points is searched again (recursion).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from scalecheck.core.fit import fit_batch
+from scalecheck.core.search import Choice, FitOptions, PointStats, refined_specs, select, single_parameter_specs
+from scalecheck.data.spec import ModelSpec
+
+Boundary = tuple[int, int]  # (last point of one segment, first point of the next), sorted indices; equal = shared
+
+
+@dataclass(frozen=True)
+class SegmentOptions:
+    """Thresholds of segmentation detection; the defaults are the paper's."""
+
+    window: int = 5  # consecutive points per window
+    theta: float = 0.5  # a window nRSS above this marks the series segmented
+    low: float = 0.1  # a window nRSS above this tags the window heterogeneous (lower end of the ratio band)
+    ratio: float = 4.0  # relative nRSS above this marks the series segmented, when e[k+1] is in [low, theta]
+    eta: float = 1e-12  # keeps the relative nRSS finite after a perfect fit
+    min_points: int = 6  # fewest distinct values searched for a change point (also to recurse into a segment)
+    min_segment_points: int = 5  # a segment with fewer points is fitted but marked insufficient
+    confirm: bool = True  # keep a detection only if the segments fit significantly better than one model
+
+    def __post_init__(self) -> None:
+        if self.window < 3:
+            raise ValueError(f"window must be at least 3, got {self.window}")
+        if not 0 < self.low <= self.theta:
+            raise ValueError(f"need 0 < low <= theta, got low={self.low}, theta={self.theta}")
+        if self.ratio <= 1 or self.eta <= 0:
+            raise ValueError(f"need ratio > 1 and eta > 0, got ratio={self.ratio}, eta={self.eta}")
+        if self.min_points < self.window + 1:
+            raise ValueError(f"min_points must exceed the window ({self.window}), got {self.min_points}")
+
+
+def segment_kernels(x: np.ndarray, stats: PointStats, options: FitOptions,
+                    seg: SegmentOptions = SegmentOptions()) -> list[tuple[Boundary, ...]]:
+    """Change points of K kernels measured at the same sorted, distinct values `x` of one parameter.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,)
+        Parameter values, strictly increasing.
+    stats : PointStats
+        Aggregates and weights of K kernels at `x`.
+
+    Returns
+    -------
+    list of tuple of Boundary, length K
+        Per kernel, the boundaries between consecutive segments in increasing order; empty when not segmented.
+
+    Notes
+    -----
+    Cost: per level of recursion, n - window + 1 window searches and up to 2n segment searches, each batched over
+    all kernels that reach it.
+    """
+    K = stats.y.shape[0]
+    found: list[list[Boundary]] = [[] for _ in range(K)]
+    work = [(0, x.size - 1, np.arange(K))]  # (first, last) point range and the kernels to search in it
+    while work:
+        first, last, kernels = work.pop()
+        if last - first + 1 < seg.min_points or kernels.size == 0:
+            continue
+        span = slice(first, last + 1)
+        part = stats.subset(kernels, span)
+        nrss = window_errors(x[span], part, options, seg)
+        hit = np.flatnonzero(is_segmented(nrss, seg))
+        strong = nrss[hit].max(axis=1) > seg.theta  # a window no model fits: no test needed
+        if hit.size == 0:
+            continue
+        flagged = part.subset(hit, slice(None))
+        boundaries, split_error, split_coefs = change_points(x[span], flagged, nrss[hit] > seg.low, options, seg)
+        if seg.confirm:
+            keep = strong | confirmed(x[span], flagged, split_error, split_coefs, options)
+            hit, boundaries = hit[keep], [b for b, k in zip(boundaries, keep) if k]
+        by_boundary: dict[Boundary, list[int]] = {}
+        for kernel, (end, start) in zip(kernels[hit], boundaries):
+            found[kernel].append((first + end, first + start))
+            by_boundary.setdefault((first + end, first + start), []).append(int(kernel))
+        for (end, start), members in by_boundary.items():
+            work += [(first, end, np.array(members)), (start, last, np.array(members))]
+    return [tuple(sorted(b)) for b in found]
+
+
+def window_errors(x: np.ndarray, stats: PointStats, options: FitOptions,
+                  seg: SegmentOptions = SegmentOptions()) -> np.ndarray:
+    """nRSS = sqrt(RSS) / mean(y) of each window's model: shape (K, n - window + 1).
+
+    The main search chooses each window's model; RSS is that model's ordinary least-squares residual sum of squares,
+    as in the paper, whose thresholds were calibrated on it. (The main search weighs relative errors; its own
+    coefficients leave the largest value of a steep window a larger absolute residual, and on a geometric grid that
+    one value's noise alone would push nRSS into the band.)
+    """
+    n_windows = x.size - seg.window + 1
+    out = np.zeros((stats.y.shape[0], n_windows))
+    for w in range(n_windows):
+        span = slice(w, w + seg.window)
+        part = stats.subset(slice(None), span)
+        rss = _ols_rss(x[span], part.y, [c.spec for c in fit_range(x[span], part, options)])
+        mean = np.mean(part.y, axis=1)
+        out[:, w] = np.where(mean > 0, np.sqrt(rss) / np.where(mean > 0, mean, 1.0), 0.0)
+    return out
+
+
+def _ols_rss(x: np.ndarray, y: np.ndarray, specs: list[ModelSpec]) -> np.ndarray:
+    """(K,) residual sum of squares of ordinary least squares of specs[k] to y[k] (K, n), batched by size."""
+    rss = np.zeros(y.shape[0])
+    by_size: dict[int, list[int]] = {}
+    for k, spec in enumerate(specs):
+        by_size.setdefault(spec.n_terms, []).append(k)
+    bases = {spec: spec.basis(x[:, None]) for spec in set(specs)}
+    for members in by_size.values():
+        X = np.stack([bases[specs[k]] for k in members])[None]  # (1, K', n, k)
+        fitted = fit_batch(X, y[members], np.ones((len(members), x.size))).fitted[0]
+        rss[members] = np.sum((y[members] - fitted) ** 2, axis=1)
+    return rss
+
+
+def is_segmented(nrss: np.ndarray, seg: SegmentOptions = SegmentOptions()) -> np.ndarray:
+    """The paper's decision per kernel from window errors `nrss` (K, W): max > theta, or a ratio > `ratio` in band."""
+    relative = nrss[:, 1:] / (nrss[:, :-1] + seg.eta)
+    in_band = (nrss[:, 1:] >= seg.low) & (nrss[:, 1:] <= seg.theta)
+    return np.asarray((nrss.max(axis=1) > seg.theta) | np.any(in_band & (relative > seg.ratio), axis=1))
+
+
+def candidates(pattern: np.ndarray, n: int, window: int = 5) -> tuple[list[Boundary], Boundary | None]:
+    """Candidate boundaries from one kernel's window tags (W,), and the published rule's answer if the run is clean.
+
+    Window w covers points w .. w + window - 1. A change at a shared point s makes windows s - window + 2 .. s - 1
+    heterogeneous (window - 2 ones); a change between points g and g + 1 makes windows g - window + 2 .. g
+    heterogeneous (window - 1 ones).
+    """
+    W = pattern.size
+    lead = window - 2  # a run starting at window a implies shared point a + lead or the gap (a + lead, a + lead + 1)
+    found: list[Boundary] = []
+    preferred: Boundary | None = None
+    for a, b in _runs(pattern):
+        if a > 0 and b < W - 1 and b - a + 1 in (window - 2, window - 1):
+            s = a + lead
+            preferred = (s, s) if b - a + 1 == window - 2 else (s, s + 1)
+            found += [(s - 1, s), (s, s), (s, s + 1)]
+            continue
+        if a > 0:
+            found += [(a + lead, a + lead), (a + lead, a + lead + 1)]
+        if b < W - 1:
+            found += [(b + 1, b + 1), (b, b + 1)]
+    if not found:
+        found = [(g, g + 1) for g in range(1, n - 2)]
+    valid = sorted({c for c in found if 0 <= c[0] and c[1] <= n - 1 and (c[0] > 0 or c[1] > 0)
+                    and (c[0] < n - 1 or c[1] < n - 1)})
+    return valid, preferred
+
+
+def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options: FitOptions,
+                  seg: SegmentOptions = SegmentOptions()) -> tuple[list[Boundary], np.ndarray, np.ndarray]:
+    """One boundary per kernel of segmented kernels at `x`, given their window tags `pattern` (K, W).
+
+    Returns the boundaries (K,), and the summed weighted squared error (K,) and number of coefficients (K,) of the
+    two segment models each boundary makes.
+
+    Candidates come from `candidates`; each is scored by the summed weighted squared error of the two segments it
+    makes, each fitted by the main search with one term (the segments of a candidate split are short, and one term
+    is what the windows use too). Each prefix 0..e and suffix s..n-1 is fitted once, for every kernel that has a
+    candidate using it.
+    """
+    from scipy import special
+
+    n, K = x.size, stats.y.shape[0]
+    found = [candidates(pattern[k], n, seg.window) for k in range(K)]
+    one_term = replace(options, max_terms=1)
+    # [side, measure, kernel, index]: side 0 the segment 0..index, side 1 the segment index..n-1; measure 0 the
+    # error, 1 the number of coefficients (filled where a candidate of the kernel needs it)
+    table = np.full((2, 2, K, n), np.inf)
+    for side in (0, 1):
+        needs: dict[int, list[int]] = {}
+        for k, (cands, _) in enumerate(found):
+            for index in {c[side] for c in cands}:
+                needs.setdefault(index, []).append(k)
+        for index, members in needs.items():
+            span = slice(0, index + 1) if side == 0 else slice(index, n)
+            table[side, :, members, index] = np.stack(_error(x[span], stats.subset(np.array(members), span),
+                                                             one_term), axis=1)
+    out = []
+    for k, (cands, preferred) in enumerate(found):
+        ends, starts = np.array(cands).T
+        errors = table[0, 0, k, ends] + table[1, 0, k, starts]
+        best = cands[int(np.argmin(errors))]
+        if preferred is not None:
+            sigma2 = _noise(stats, k, float(errors.min()), n, options)
+            if table[0, 0, k, preferred[0]] + table[1, 0, k, preferred[1]] <= errors.min() + sigma2:
+                best = preferred
+        out.append(best)
+    rows = np.arange(K)
+    ends, starts = np.array([b[0] for b in out]), np.array([b[1] for b in out])
+    return (out, table[0, 0, rows, ends] + table[1, 0, rows, starts],
+            (table[0, 1, rows, ends] + table[1, 1, rows, starts]).astype(int))
+
+def confirmed(x: np.ndarray, stats: PointStats, split_error: np.ndarray, split_coefs: np.ndarray,
+              options: FitOptions) -> np.ndarray:
+    """(K,) True where two segments fit significantly better than the main search's single model, at level alpha.
+
+    The published rule reacts to any window whose error is four times its neighbour's; noise alone does that now
+    and then. This test asks whether the improvement from one model to two segments (with the change point as one
+    more parameter) exceeds what the noise explains: a chi^2 test against the pure error of the repetitions, or
+    without repetitions an F test against the residual error of the segments.
+    """
+    from scipy import special
+
+    single_error, single_coefs = _error(x, stats, options)
+    extra = np.maximum(1, split_coefs + 1 - single_coefs).astype(float)
+    gain = np.maximum(single_error - split_error, 0.0)
+    floor = options.noise_floor**2
+    residual_dof = x.size - split_coefs - 1
+    repeated = (stats.dof > 0) & np.isfinite(stats.sigma2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pure = gain / np.maximum(np.where(repeated, stats.sigma2, floor), floor)
+        residual = (gain / extra) / np.maximum(split_error / np.maximum(residual_dof, 1), floor)
+    p_value = np.where(repeated, special.chdtrc(extra, pure),
+                       np.where(residual_dof > 0, special.fdtrc(extra, np.maximum(residual_dof, 1), residual), 0.0))
+    return np.asarray(p_value < options.alpha)
+
+
+def _error(x: np.ndarray, stats: PointStats, options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
+    """(K,) weighted squared error and (K,) number of coefficients of the main search's model on one segment."""
+    K = stats.y.shape[0]
+    if x.size == 1:
+        return np.zeros(K), np.ones(K)
+    choices = fit_range(x, stats, options)
+    fitted = np.stack([c.fitted for c in choices])
+    return (np.sum(stats.weights * (stats.y - fitted) ** 2, axis=1),
+            np.array([c.spec.n_terms + 1 for c in choices], dtype=float))
+
+
+def fit_range(x: np.ndarray, stats: PointStats, options: FitOptions) -> list[Choice]:
+    """The main search on one parameter's values `x` (fewer than 3 points: the constant model)."""
+    space: Callable[[np.ndarray, FitOptions], list[ModelSpec]] = (
+        refined_specs if options.refine else single_parameter_specs)
+    specs = space(x, options) if x.size >= options.min_distinct_values else [ModelSpec()]
+    return select(x[:, None], specs, stats, options)
+
+
+def _noise(stats: PointStats, k: int, best_error: float, n: int, options: FitOptions) -> float:
+    """Relative noise variance of kernel k: from its repetitions, else from the best two-segment fit."""
+    if stats.dof[k] > 0 and np.isfinite(stats.sigma2[k]):
+        sigma2 = float(stats.sigma2[k])
+    else:
+        sigma2 = best_error / max(1, n - 4)
+    return max(sigma2, options.noise_floor**2)
+
+
+def _runs(pattern: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) window index of each run of ones."""
+    edges = np.diff(np.concatenate(([0], pattern.astype(np.int8), [0])))
+    return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist()))
