@@ -16,6 +16,7 @@ import numpy as np
 
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions
+from scalecheck.core.segment import SegmentOptions
 from scalecheck.data.measurement import Run
 from scalecheck.data.outcome import ModelTable
 from scalecheck.errors import ConfigError
@@ -30,11 +31,13 @@ def fit_models(
     target: Mapping[str, float] | None = None,
     metrics: Sequence[str] = (),
     kernels: Sequence[str] = (),
+    segmentation: SegmentOptions | None = SegmentOptions(),
 ) -> ModelTable:
     """Read `sources` (measurement files, or a `Run` already read) and model every (kernel, metric).
 
     `metrics` keeps only the named metrics; `kernels` keeps kernels matching any of the glob patterns. A target
-    must give a value for every parameter.
+    must give a value for every parameter. Single-parameter kernels are searched for change points first, with the
+    thresholds of `segmentation` (None: no search); a segmented kernel gets one model per segment.
     """
     run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], fmt)
     if target is not None:
@@ -44,7 +47,7 @@ def fit_models(
     if not series:
         raise ConfigError(_nothing_selected(run, metrics, kernels),
                           fix="check --metric and --kernel against the names above")
-    return ModelTable(run.parameters, tuple(fit_kernels(series, options)), target)
+    return ModelTable(run.parameters, tuple(fit_kernels(series, options, segmentation)), target)
 
 
 def parse_target(text: str) -> dict[str, float]:

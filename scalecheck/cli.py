@@ -32,6 +32,13 @@ by leave-one-out cross-validation, with every term weighed against the noise the
 repetitions show. Kernels with fewer than 3 distinct values of a parameter are
 listed as insufficient data; all others are still modeled.
 
+Single-parameter kernels with at least 6 distinct values are first searched for
+segmented behaviour (a trend that changes at some scale: an MPI library switching
+algorithms, data spilling out of a cache). A segmented kernel gets one model per
+segment; its row shows the last segment, which is what predictions use, and the
+segments and change points are listed below the table. A segment with fewer than
+5 points is marked insufficient, with the range where more measurements are needed.
+
 exit status: 0 success, 2 bad input or usage, 3 internal error.
 """
 
@@ -85,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "Extra-P's four slices (single-parameter kernels)")
     fit.add_argument("--alpha", type=float, default=0.01, metavar="A",
                      help="significance level of the constant test and of each extra term (default: 0.01)")
+    fit.add_argument("--no-segmentation", action="store_true",
+                     help="do not search for change points: one model per kernel over all its points")
     model.set_defaults(run=_model)
     return parser
 
@@ -113,8 +122,10 @@ def _model(args: argparse.Namespace) -> int:
 
     options = _fit_options(args)
     target = parse_target(args.target) if args.target is not None else None
+    from scalecheck.core.segment import SegmentOptions
+
     table = fit_models(args.files, fmt=args.format, options=options, target=target, metrics=args.metric,
-                       kernels=args.kernel)
+                       kernels=args.kernel, segmentation=None if args.no_segmentation else SegmentOptions())
     if args.json is not None:
         write_atomic(args.json, render_json(table))
     sys.stdout.write(render_table(table))

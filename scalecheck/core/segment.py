@@ -105,13 +105,12 @@ def segment_kernels(x: np.ndarray, stats: PointStats, options: FitOptions,
         part = stats.subset(kernels, span)
         nrss = window_errors(x[span], part, options, seg)
         hit = np.flatnonzero(is_segmented(nrss, seg))
-        strong = nrss[hit].max(axis=1) > seg.theta  # a window no model fits: no test needed
         if hit.size == 0:
             continue
         flagged = part.subset(hit, slice(None))
         boundaries, split_error, split_coefs = change_points(x[span], flagged, nrss[hit] > seg.low, options, seg)
         if seg.confirm:
-            keep = strong | confirmed(x[span], flagged, split_error, split_coefs, options)
+            keep = confirmed(x[span], flagged, boundaries, split_error, split_coefs, options)
             hit, boundaries = hit[keep], [b for b, k in zip(boundaries, keep) if k]
         by_boundary: dict[Boundary, list[int]] = {}
         for kernel, (end, start) in zip(kernels[hit], boundaries):
@@ -136,14 +135,16 @@ def window_errors(x: np.ndarray, stats: PointStats, options: FitOptions,
     for w in range(n_windows):
         span = slice(w, w + seg.window)
         part = stats.subset(slice(None), span)
-        rss = _ols_rss(x[span], part.y, [c.spec for c in fit_range(x[span], part, options)])
+        specs = [c.spec for c in fit_range(x[span], part, options)]
+        rss = _refit_rss(x[span], part.y, specs, np.ones_like(part.y))
         mean = np.mean(part.y, axis=1)
         out[:, w] = np.where(mean > 0, np.sqrt(rss) / np.where(mean > 0, mean, 1.0), 0.0)
     return out
 
 
-def _ols_rss(x: np.ndarray, y: np.ndarray, specs: list[ModelSpec]) -> np.ndarray:
-    """(K,) residual sum of squares of ordinary least squares of specs[k] to y[k] (K, n), batched by size."""
+def _refit_rss(x: np.ndarray, y: np.ndarray, specs: list[ModelSpec], weights: np.ndarray) -> np.ndarray:
+    """(K,) weighted residual sum of squares of the least-squares fit of specs[k] to y[k] (K, n) with weights[k]
+    (K, n), batched by size."""
     rss = np.zeros(y.shape[0])
     by_size: dict[int, list[int]] = {}
     for k, spec in enumerate(specs):
@@ -151,8 +152,8 @@ def _ols_rss(x: np.ndarray, y: np.ndarray, specs: list[ModelSpec]) -> np.ndarray
     bases = {spec: spec.basis(x[:, None]) for spec in set(specs)}
     for members in by_size.values():
         X = np.stack([bases[specs[k]] for k in members])[None]  # (1, K', n, k)
-        fitted = fit_batch(X, y[members], np.ones((len(members), x.size))).fitted[0]
-        rss[members] = np.sum((y[members] - fitted) ** 2, axis=1)
+        fitted = fit_batch(X, y[members], weights[members]).fitted[0]
+        rss[members] = np.sum(weights[members] * (y[members] - fitted) ** 2, axis=1)
     return rss
 
 
@@ -235,22 +236,32 @@ def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options
     return (out, table[0, 0, rows, ends] + table[1, 0, rows, starts],
             (table[0, 1, rows, ends] + table[1, 1, rows, starts]).astype(int))
 
-def confirmed(x: np.ndarray, stats: PointStats, split_error: np.ndarray, split_coefs: np.ndarray,
-              options: FitOptions) -> np.ndarray:
+def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], split_error: np.ndarray,
+              split_coefs: np.ndarray, options: FitOptions) -> np.ndarray:
     """(K,) True where two segments fit significantly better than the main search's single model, at level alpha.
 
-    The published rule reacts to any window whose error is four times its neighbour's; noise alone does that now
-    and then. This test asks whether the improvement from one model to two segments (with the change point as one
-    more parameter) exceeds what the noise explains: a chi^2 test against the pure error of the repetitions, or
-    without repetitions an F test against the residual error of the segments.
+    The published rules react to noise now and then: one window error four times its neighbour's, or noise of more
+    than half the mean on small counts. This test asks whether the improvement from one model to two segments
+    (with the change point as one more parameter) exceeds what the noise explains: a chi^2 test against the pure
+    error of the repetitions, or without repetitions an F test against the residual error of the segments. Both
+    models are fitted and scored with the same weights, each segment's points weighed among themselves
+    (`PointStats.subset`), so values far below the largest still count.
     """
     from scipy import special
 
-    single_error, single_coefs = _error(x, stats, options)
+    n = x.size
+    single = fit_range(x, stats, options)
+    weights = np.empty_like(stats.y)  # each segment's points weighed among themselves
+    for k, (end, start) in enumerate(boundaries):
+        kernel = np.array([k])
+        weights[k, start:] = stats.subset(kernel, slice(start, n)).weights[0]
+        weights[k, : end + 1] = stats.subset(kernel, slice(0, end + 1)).weights[0]
+    single_error = _refit_rss(x, stats.y, [c.spec for c in single], weights)
+    single_coefs = np.array([c.spec.n_terms + 1 for c in single])
     extra = np.maximum(1, split_coefs + 1 - single_coefs).astype(float)
     gain = np.maximum(single_error - split_error, 0.0)
     floor = options.noise_floor**2
-    residual_dof = x.size - split_coefs - 1
+    residual_dof = n - split_coefs - 1
     repeated = (stats.dof > 0) & np.isfinite(stats.sigma2)
     with np.errstate(divide="ignore", invalid="ignore"):
         pure = gain / np.maximum(np.where(repeated, stats.sigma2, floor), floor)
