@@ -25,6 +25,7 @@ examples:
   scalecheck model examples/mpi_data_mean.txt --target p=65536
   scalecheck model results.json --kernel 'solver->*' --metric time --json models.json
   scalecheck model relearn.txt --target p=4096,n=100000
+  scalecheck model examples/segmented.txt --target p=20      (a change point at p=6)
 
 The model of each kernel is chosen from the performance model normal form (PMNF)
   f(x) = c0 + sum_k c_k * prod_l x_l^i_kl * log2(x_l)^j_kl
@@ -91,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="search-space refinement (Reisert et al.): search exponents on a grid of 1/24 along "
                           "Extra-P's four slices (single-parameter kernels)")
     fit.add_argument("--alpha", type=float, default=0.01, metavar="A",
-                     help="significance level of the constant test and of each extra term (default: 0.01)")
+                     help="significance level of the constant test, of each extra term and of the test that "
+                          "confirms a change point (default: 0.01)")
     fit.add_argument("--no-segmentation", action="store_true",
                      help="do not search for change points: one model per kernel over all its points")
     model.set_defaults(run=_model)

@@ -29,8 +29,8 @@ Better than the paper, measured by `benchmarks/segmentation.py`:
 
 - Window RSS is the ordinary least-squares RSS of the window's chosen model, as in the paper, and each window is
   weighed on its own (`PointStats.subset`), so values far below the series' largest still count.
-- A detection by the relative rule alone (no window above theta) is kept only if two segments fit significantly
-  better than one model (`confirmed`): noise alone sometimes makes one window error four times its neighbour's.
+- A detection is kept only if two segments fit significantly better than one model (`confirmed`): noise alone
+  sometimes makes one window error four times its neighbour's, or lifts a window above theta on small counts.
 
 More change points: each segment of at least `min_points` points is searched again (recursion).
 """
