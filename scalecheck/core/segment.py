@@ -21,9 +21,10 @@ pattern gives candidates rather than the answer:
 
 Every candidate splits the points into two segments, each fitted with the main search (one term); the candidate
 with the least summed (relative, weighted) error wins. The clean run's own answer is kept unless another candidate
-beats it by more than one noise variance (the expected cost of one more residual: a shared point costs that much
+beats it by more than the 90% quantile of the noise cost of one more residual (a shared point costs that much
 more than a gap beside it even when it is right), so the published rule decides whenever the data do not
-contradict it.
+contradict it. With several clean runs (several change points), each run decides its own answer and the best of
+those splits first; the recursion finds the others.
 
 Better than the paper, measured by `benchmarks/segmentation.py`:
 
@@ -45,6 +46,10 @@ import numpy as np
 from scalecheck.core.fit import fit_batch
 from scalecheck.core.search import Choice, FitOptions, PointStats, refined_specs, select, single_parameter_specs
 from scalecheck.data.spec import ModelSpec
+
+# A clean run keeps its answer unless a neighbouring candidate is better by more than this many noise variances:
+# the 90% quantile of chi^2(1), the cost of one more residual (a right shared point costs that more than a gap).
+SHARED_MARGIN = 2.706
 
 Boundary = tuple[int, int]  # (last point of one segment, first point of the next), sorted indices; equal = shared
 
@@ -103,14 +108,15 @@ def segment_kernels(x: np.ndarray, stats: PointStats, options: FitOptions,
             continue
         span = slice(first, last + 1)
         part = stats.subset(kernels, span)
-        nrss = window_errors(x[span], part, options, seg)
+        nrss, variance = _windows(x[span], part, options, seg)
         hit = np.flatnonzero(is_segmented(nrss, seg))
         if hit.size == 0:
             continue
         flagged = part.subset(hit, slice(None))
         boundaries, split_error, split_coefs = change_points(x[span], flagged, nrss[hit] > seg.low, options, seg)
         if seg.confirm:
-            keep = confirmed(x[span], flagged, boundaries, split_error, split_coefs, options)
+            keep = confirmed(x[span], flagged, boundaries, split_error, split_coefs, options,
+                             np.median(variance[hit], axis=1))
             hit, boundaries = hit[keep], [b for b, k in zip(boundaries, keep) if k]
         by_boundary: dict[Boundary, list[int]] = {}
         for kernel, (end, start) in zip(kernels[hit], boundaries):
@@ -130,16 +136,25 @@ def window_errors(x: np.ndarray, stats: PointStats, options: FitOptions,
     coefficients leave the largest value of a steep window a larger absolute residual, and on a geometric grid that
     one value's noise alone would push nRSS into the band.)
     """
+    return _windows(x, stats, options, seg)[0]
+
+
+def _windows(x: np.ndarray, stats: PointStats, options: FitOptions,
+             seg: SegmentOptions) -> tuple[np.ndarray, np.ndarray]:
+    """nRSS (K, W) of each window, and the relative residual variance (K, W) of its main-search model."""
     n_windows = x.size - seg.window + 1
-    out = np.zeros((stats.y.shape[0], n_windows))
+    nrss = np.zeros((stats.y.shape[0], n_windows))
+    variance = np.zeros_like(nrss)
     for w in range(n_windows):
         span = slice(w, w + seg.window)
         part = stats.subset(slice(None), span)
-        specs = [c.spec for c in fit_range(x[span], part, options)]
-        rss = _refit_rss(x[span], part.y, specs, np.ones_like(part.y))
+        choices = fit_range(x[span], part, options)
+        rss = _refit_rss(x[span], part.y, [c.spec for c in choices], np.ones_like(part.y))
         mean = np.mean(part.y, axis=1)
-        out[:, w] = np.where(mean > 0, np.sqrt(rss) / np.where(mean > 0, mean, 1.0), 0.0)
-    return out
+        nrss[:, w] = np.where(mean > 0, np.sqrt(rss) / np.where(mean > 0, mean, 1.0), 0.0)
+        wrss = np.sum(part.weights * (part.y - np.stack([c.fitted for c in choices])) ** 2, axis=1)
+        variance[:, w] = wrss / np.maximum(1, seg.window - np.array([c.spec.n_terms + 1 for c in choices]))
+    return nrss, variance
 
 
 def _refit_rss(x: np.ndarray, y: np.ndarray, specs: list[ModelSpec], weights: np.ndarray) -> np.ndarray:
@@ -164,29 +179,33 @@ def is_segmented(nrss: np.ndarray, seg: SegmentOptions = SegmentOptions()) -> np
     return np.asarray((nrss.max(axis=1) > seg.theta) | np.any(in_band & (relative > seg.ratio), axis=1))
 
 
-def candidates(pattern: np.ndarray, n: int, window: int = 5) -> tuple[list[Boundary], Boundary | None]:
-    """Candidate boundaries from one kernel's window tags (W,), and the published rule's answer if the run is clean.
+def candidates(pattern: np.ndarray, n: int, window: int = 5) -> tuple[list[Boundary], list[Boundary]]:
+    """Candidate boundaries from one kernel's window tags (W,), and the published rule's answers (one per clean run).
 
     Window w covers points w .. w + window - 1. A change at a shared point s makes windows s - window + 2 .. s - 1
     heterogeneous (window - 2 ones); a change between points g and g + 1 makes windows g - window + 2 .. g
-    heterogeneous (window - 1 ones).
+    heterogeneous (window - 1 ones). A clean run proposes its answer and the two answers one window more or less
+    would give; when some run is clean, only clean runs propose.
     """
     W = pattern.size
     lead = window - 2  # a run starting at window a implies shared point a + lead or the gap (a + lead, a + lead + 1)
-    found: list[Boundary] = []
-    preferred: Boundary | None = None
+    clean: list[Boundary] = []
+    preferred: list[Boundary] = []
+    loose: list[Boundary] = []
     for a, b in _runs(pattern):
-        if a > 0 and b < W - 1 and b - a + 1 in (window - 2, window - 1):
-            s = a + lead
-            preferred = (s, s) if b - a + 1 == window - 2 else (s, s + 1)
-            found += [(s - 1, s), (s, s), (s, s + 1)]
-            continue
-        if a > 0:
-            found += [(a + lead, a + lead), (a + lead, a + lead + 1)]
-        if b < W - 1:
-            found += [(b + 1, b + 1), (b, b + 1)]
-    if not found:
-        found = [(g, g + 1) for g in range(1, n - 2)]
+        s = a + lead
+        if a > 0 and b < W - 1 and b - a + 1 == window - 2:
+            preferred.append((s, s))
+            clean += [(s - 1, s), (s, s), (s, s + 1)]
+        elif a > 0 and b < W - 1 and b - a + 1 == window - 1:
+            preferred.append((s, s + 1))
+            clean += [(s, s), (s, s + 1), (s + 1, s + 1)]
+        else:
+            if a > 0:
+                loose += [(s, s), (s, s + 1)]
+            if b < W - 1:
+                loose += [(b + 1, b + 1), (b, b + 1)]
+    found = clean or loose or [(g, g + 1) for g in range(1, n - 2)]
     valid = sorted({c for c in found if 0 <= c[0] and c[1] <= n - 1 and (c[0] > 0 or c[1] > 0)
                     and (c[0] < n - 1 or c[1] < n - 1)})
     return valid, preferred
@@ -224,12 +243,16 @@ def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options
     out = []
     for k, (cands, preferred) in enumerate(found):
         ends, starts = np.array(cands).T
-        errors = table[0, 0, k, ends] + table[1, 0, k, starts]
-        best = cands[int(np.argmin(errors))]
-        if preferred is not None:
-            sigma2 = _noise(stats, k, float(errors.min()), n, options)
-            if table[0, 0, k, preferred[0]] + table[1, 0, k, preferred[1]] <= errors.min() + sigma2:
-                best = preferred
+        errors = dict(zip(cands, table[0, 0, k, ends] + table[1, 0, k, starts]))
+        best = min(cands, key=errors.__getitem__)
+        if preferred:
+            sigma2 = _noise(stats, k, errors[best], n, options)
+            decided = []
+            for answer in preferred:  # each clean run keeps its answer unless a neighbour is clearly better
+                rivals = [c for c in cands if abs(c[0] - answer[0]) <= 1 and abs(c[1] - answer[1]) <= 1]
+                rival = min(rivals, key=errors.__getitem__)
+                decided.append(answer if errors[answer] <= errors[rival] + SHARED_MARGIN * sigma2 else rival)
+            best = min(decided, key=errors.__getitem__)
         out.append(best)
     rows = np.arange(K)
     ends, starts = np.array([b[0] for b in out]), np.array([b[1] for b in out])
@@ -237,13 +260,15 @@ def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options
             (table[0, 1, rows, ends] + table[1, 1, rows, starts]).astype(int))
 
 def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], split_error: np.ndarray,
-              split_coefs: np.ndarray, options: FitOptions) -> np.ndarray:
+              split_coefs: np.ndarray, options: FitOptions, window_noise: np.ndarray | None = None) -> np.ndarray:
     """(K,) True where two segments fit significantly better than the main search's single model, at level alpha.
 
     The published rules react to noise now and then: one window error four times its neighbour's, or noise of more
     than half the mean on small counts. This test asks whether the improvement from one model to two segments
     (with the change point as one more parameter) exceeds what the noise explains: a chi^2 test against the pure
-    error of the repetitions, or without repetitions an F test against the residual error of the segments. Both
+    error of the repetitions, or without repetitions an F test against the residual error of the segments, or the
+    median residual variance of the windows (K,) `window_noise` where smaller: with a second change point the
+    segments still hold two behaviours, while most windows hold one. Both
     models are fitted and scored with the same weights, each segment's points weighed among themselves
     (`PointStats.subset`), so values far below the largest still count.
     """
@@ -265,7 +290,10 @@ def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], spli
     repeated = (stats.dof > 0) & np.isfinite(stats.sigma2)
     with np.errstate(divide="ignore", invalid="ignore"):
         pure = gain / np.maximum(np.where(repeated, stats.sigma2, floor), floor)
-        residual = (gain / extra) / np.maximum(split_error / np.maximum(residual_dof, 1), floor)
+        noise = split_error / np.maximum(residual_dof, 1)
+        if window_noise is not None:
+            noise = np.minimum(noise, window_noise)
+        residual = (gain / extra) / np.maximum(noise, floor)
     p_value = np.where(repeated, special.chdtrc(extra, pure),
                        np.where(residual_dof > 0, special.fdtrc(extra, np.maximum(residual_dof, 1), residual), 0.0))
     return np.asarray(p_value < options.alpha)
