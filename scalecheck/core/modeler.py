@@ -86,7 +86,8 @@ def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel]
                 status, note = "insufficient", _too_few(name, x, boundaries, index, segmentation.min_segment_points)
             fitted = _fitted_models([group[k] for k in members], choices, part)
             for j, (model, choice) in enumerate(zip(fitted, choices)):
-                text = "; ".join(filter(None, (note, _FALLBACK if choice.fallback else "")))
+                fallback = choice.fallback and last - first + 1 >= options.min_distinct_values  # else: too few
+                text = "; ".join(filter(None, (note, _FALLBACK if fallback else "")))
                 pieces[j].append(Segment(float(x[first]), float(x[last]), model, last - first + 1, status, change,
                                          text))
         for k, segments in zip(members, pieces):
