@@ -1,6 +1,6 @@
 """Segmentation detection on synthetic data, as evaluated in the paper (Ilyas et al.), with Extra-P beside it.
 
-    python benchmarks/segmentation.py [--sets 1000] [--extrap-sets 40] [--seed 11] [--extrap PATH | --no-extrap]
+    python benchmarks/segmentation.py [--sets 1000] [--extrap-sets 30] [--seed 11] [--extrap PATH | --no-extrap]
 
 Data sets: single-term PMNF functions f(x) = c0 + c1 * x^i * log2(x)^j with c0, c1 log-uniform in [0.1, 100]:
 "in" the search space ((i, j) one of Extra-P's 42 building blocks) or "out" of it (i uniform in [0, 3], j uniform
@@ -11,11 +11,14 @@ Table 1: 10 points split 5 + 5, on a linear grid (1..10) and a geometric grid (2
   FP     one-function sets flagged as segmented
   TP     two-function sets flagged as segmented
   exact  two-function sets flagged with the change point exactly between points 5 and 6
-Table 2: the point-count sweep, 6..10 points with every split, at --sweep-noise (2%): TP and exact per split.
+Table 2: the point-count sweep, 6..10 points with every split, at --sweep-noise (2%): TP and exact per split
+(--sweep-sets data sets per cell, 300 by default to keep the run under 5 minutes; --sets 100000 --sweep-sets
+100000 for the paper's size).
 
 The same data sets go to Extra-P 4.2.5's segmented modeler when it is installed: the first --extrap-sets of each
 cell of table 1 at the noise levels --extrap-noise (0, 2 and 5%, where the targets are), since Extra-P takes about
-0.2 s of one core per data set (two worker processes run it). With the defaults the whole run takes 4-5 minutes.
+0.2 s of one core per data set (two worker processes run it, in one batch). With the defaults the whole run takes
+about 4 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -89,36 +92,27 @@ def rates(found: list[tuple[tuple[int, int], ...]], split: int | None) -> tuple[
     return float(flagged), float(exact)
 
 
-def run_cell(rng: np.random.Generator, x: np.ndarray, split: int, sets: int, space: str, noise: float,
-             detect: Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], ...]]],
-             extrap: Path | None = None, extrap_sets: int = 0) -> tuple[Cell, Cell | None]:
-    """Rates of scalecheck (and of Extra-P on the first `extrap_sets`) for one-function and split data sets."""
-    one = data_sets(rng, x, None, sets, space, noise)
-    two = data_sets(rng, x, split, sets, space, noise)
-    fp = rates(detect(x, one), None)[0]
-    tp, exact = rates(detect(x, two), split)
-    ours = Cell(fp, tp, exact)
-    if extrap is None or not extrap_sets:
-        return ours, None
-    from extrap_segmented import run_extrap_segmented  # noqa: PLC0415
+Detect = Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], ...]]]
 
-    theirs = [run_extrap_segmented(extrap, [(x.tolist(), row.tolist()) for row in data[:extrap_sets]])
-              for data in (one, two)]
-    fp_e = float(np.mean([r.segmented for r in theirs[0]]))
-    tp_e = float(np.mean([r.segmented for r in theirs[1]]))
-    exact_e = float(np.mean([r.change_point == (x[split - 1], x[split]) for r in theirs[1]]))
-    return ours, Cell(fp_e, tp_e, exact_e)
+
+def extrap_cell(found: list, x: np.ndarray, split: int, sets: int) -> Cell:
+    """Extra-P's rates from its results on `sets` one-function data sets followed by `sets` split ones."""
+    one, two = found[:sets], found[sets:]
+    return Cell(float(np.mean([r.segmented for r in one])), float(np.mean([r.segmented for r in two])),
+                float(np.mean([r.change_point == (x[split - 1], x[split]) for r in two])))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", type=int, default=1000, help="data sets per cell and kind (default 1000)")
-    parser.add_argument("--extrap-sets", type=int, default=40,
-                        help="data sets per cell and kind given to Extra-P, from the same data (default 40; 0 = none)")
+    parser.add_argument("--extrap-sets", type=int, default=30,
+                        help="data sets per cell and kind given to Extra-P, from the same data (default 30; 0 = none)")
     parser.add_argument("--extrap-noise", default="0,0.02,0.05",
                         help="noise levels at which Extra-P runs (default 0,0.02,0.05)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--sweep-noise", type=float, default=0.02, help="noise of the point-count sweep")
+    parser.add_argument("--sweep-sets", type=int, default=300,
+                        help="data sets per cell of the sweep (default 300: it has 80 cells)")
     parser.add_argument("--extrap", help="path of the extrap executable (default: found as in extrap_reference)")
     parser.add_argument("--no-extrap", action="store_true", help="skip Extra-P even when installed")
     args = parser.parse_args(argv)
@@ -132,32 +126,48 @@ def main(argv: list[str] | None = None) -> int:
         return scalecheck_boundaries(x, y, options, seg)
 
     start = time.perf_counter()
-    print(f"# Table 1: 10 points split 5 + 5, {args.sets} data sets per cell and kind, seed {args.seed}"
-          + (f"; Extra-P 4.2.5 on the first {extrap_sets} of each" if extrap_sets else "; Extra-P not run"))
-    head = f"{'grid':<10} {'space':<5} {'noise':>5}   {'FP':>6} {'TP':>6} {'exact':>6}"
-    print(head + ("   | Extra-P:  FP     TP  exact" if extrap_sets else ""))
+    rows: list[tuple[str, str, float, Cell]] = []
+    jobs: list[tuple[list[float], list[float]]] = []  # Extra-P's share of the same data, all in one batch
     for grid, make in GRIDS.items():
+        x = make(10)
         for space in ("in", "out"):
             for noise in NOISE_LEVELS:
-                ours, theirs = run_cell(rng, make(10), 5, args.sets, space, noise, detect, exe,
-                                        extrap_sets if noise in extrap_noise else 0)
-                line = f"{grid:<10} {space:<5} {noise:>5.0%}   {_pct(ours.fp)} {_pct(ours.tp)} {_pct(ours.exact)}"
-                if theirs is not None:
-                    line += f"   |       {_pct(theirs.fp)} {_pct(theirs.tp)} {_pct(theirs.exact)}"
-                elif extrap_sets:
-                    line += "   |            -      -      -"
-                print(line, flush=True)
-    print(f"\n# Table 2: point-count sweep at {args.sweep_noise:.0%} noise, functions in the search space; "
-          "TP / exact change point per split (first + second function)")
+                one = data_sets(rng, x, None, args.sets, space, noise)
+                two = data_sets(rng, x, 5, args.sets, space, noise)
+                tp, exact = rates(detect(x, two), 5)
+                rows.append((grid, space, noise, Cell(rates(detect(x, one), None)[0], tp, exact)))
+                if extrap_sets and noise in extrap_noise:
+                    jobs += [(x.tolist(), row.tolist()) for data in (one, two) for row in data[:extrap_sets]]
+    theirs = []
+    if jobs:
+        from extrap_segmented import run_extrap_segmented  # noqa: PLC0415
+
+        theirs = run_extrap_segmented(exe, jobs)
+    print(f"# Table 1: 10 points split 5 + 5, {args.sets} data sets per cell and kind, seed {args.seed}"
+          + (f"; Extra-P 4.2.5 on the first {extrap_sets} of each" if extrap_sets else "; Extra-P not run"))
+    print(f"{'grid':<10} {'space':<5} {'noise':>5}   {'FP':>6} {'TP':>6} {'exact':>6}"
+          + ("   | Extra-P:  FP     TP  exact" if extrap_sets else ""))
+    for grid, space, noise, ours in rows:
+        line = f"{grid:<10} {space:<5} {noise:>5.0%}   {_pct(ours.fp)} {_pct(ours.tp)} {_pct(ours.exact)}"
+        if extrap_sets and noise in extrap_noise:
+            cell = extrap_cell(theirs[: 2 * extrap_sets], GRIDS[grid](10), 5, extrap_sets)
+            theirs = theirs[2 * extrap_sets:]
+            line += f"   |       {_pct(cell.fp)} {_pct(cell.tp)} {_pct(cell.exact)}"
+        elif extrap_sets:
+            line += "   |            -      -      -"
+        print(line)
+    print(f"\n# Table 2: point-count sweep at {args.sweep_noise:.0%} noise, {args.sweep_sets} data sets per cell, "
+          "functions in the search space; FP of one function on n points, and TP / exact change point per split "
+          "(first + second function)")
     for grid, make in GRIDS.items():
         for n in range(6, 11):
+            x = make(n)
+            fp = rates(detect(x, data_sets(rng, x, None, args.sweep_sets, "in", args.sweep_noise)), None)[0]
             cells = []
-            fp = None
             for split in range(1, n):
-                ours, _ = run_cell(rng, make(n), split, args.sets, "in", args.sweep_noise, detect)
-                fp = ours.fp if fp is None else (fp + ours.fp) / 2
-                cells.append(f"{split}+{n - split}: {_pct(ours.tp).strip()}/{_pct(ours.exact).strip()}")
-            print(f"{grid:<10} n={n:<3} FP {_pct(fp or 0.0).strip():>6}   " + "  ".join(cells), flush=True)
+                tp, exact = rates(detect(x, data_sets(rng, x, split, args.sweep_sets, "in", args.sweep_noise)), split)
+                cells.append(f"{split}+{n - split}: {_pct(tp).strip()}/{_pct(exact).strip()}")
+            print(f"{grid:<10} n={n:<3} FP {_pct(fp).strip():>6}   " + "  ".join(cells), flush=True)
     print(f"\n{time.perf_counter() - start:.0f} s")
     return 0
 
