@@ -223,8 +223,6 @@ def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options
     is what the windows use too). Each prefix 0..e and suffix s..n-1 is fitted once, for every kernel that has a
     candidate using it.
     """
-    from scipy import special
-
     n, K = x.size, stats.y.shape[0]
     found = [candidates(pattern[k], n, seg.window) for k in range(K)]
     one_term = replace(options, max_terms=1)
@@ -258,6 +256,7 @@ def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options
     ends, starts = np.array([b[0] for b in out]), np.array([b[1] for b in out])
     return (out, table[0, 0, rows, ends] + table[1, 0, rows, starts],
             (table[0, 1, rows, ends] + table[1, 1, rows, starts]).astype(int))
+
 
 def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], split_error: np.ndarray,
               split_coefs: np.ndarray, options: FitOptions, window_noise: np.ndarray | None = None) -> np.ndarray:
