@@ -83,7 +83,11 @@ def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel]
             change = None if index == 0 else ChangePoint(name, float(x[boundaries[index - 1][0]]), float(x[first]))
             status, note = "ok", ""
             if last - first + 1 < segmentation.min_segment_points:
-                status, note = "insufficient", _too_few(name, x, boundaries, index, segmentation.min_segment_points)
+                is_last = index == len(boundaries)
+                low = x[boundaries[index - 1][0]] if index > 0 else x[first]  # from the change before it
+                high = x[last] if is_last else x[boundaries[index][1]]  # to the change after it
+                status, note = "insufficient", _too_few(name, low, high, last - first + 1,
+                                                        segmentation.min_segment_points, is_last)
             fitted = _fitted_models([group[k] for k in members], choices, part)
             for j, (model, choice) in enumerate(zip(fitted, choices)):
                 fallback = choice.fallback and last - first + 1 >= options.min_distinct_values  # else: too few
@@ -124,14 +128,10 @@ def _stack_values(group: list[Series]) -> np.ndarray:
     return out
 
 
-def _too_few(name: str, x: np.ndarray, boundaries: tuple[Boundary, ...], index: int, needed: int) -> str:
-    """Where to measure so that segment `index` (of len(boundaries) + 1) gets enough points for a model."""
-    first = boundaries[index - 1][1] if index > 0 else 0
-    last = boundaries[index][0] if index < len(boundaries) else x.size - 1
-    low = x[boundaries[index - 1][0]] if index > 0 else x[first]
-    high = x[boundaries[index][1]] if index < len(boundaries) else x[last]
-    above = f" or above {name}={high:g}" if index == len(boundaries) else ""
-    return (f"{last - first + 1} point(s) in this segment, a reliable model needs {needed}: measure more points "
+def _too_few(name: str, low: float, high: float, n_points: int, needed: int, last: bool) -> str:
+    """Where to measure so that a segment spanning `low`..`high` (change intervals included) gets a model."""
+    above = f" or above {name}={high:g}" if last else ""
+    return (f"{n_points} point(s) in this segment, a reliable model needs {needed}: measure more points "
             f"between {name}={low:g} and {name}={high:g}{above}")
 
 
