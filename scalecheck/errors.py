@@ -39,6 +39,10 @@ class ConfigError(ScalecheckError):
     """A command-line option or configuration value is wrong."""
 
 
+class HistoryError(ScalecheckError):
+    """The git history cannot give what was asked: no repository, an unknown ref, no recorded baseline."""
+
+
 class ModelingError(ScalecheckError):
     """The data cannot be modeled as asked (for example a target names an unknown parameter)."""
 

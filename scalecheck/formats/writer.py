@@ -1,0 +1,64 @@
+"""Write a `Run` as scalecheck's own JSON format (version 1), the text `read_scalecheck_json` reads back unchanged."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import numpy as np
+
+from scalecheck.data.measurement import Run, Series
+from scalecheck.formats.scalecheck_json import VERSION
+
+_EXACT_INT = 2.0**53  # beyond this a float's integer spelling is no shorter and no longer obviously exact
+
+
+def dumps_run(run: Run, meta: Mapping[str, str] | None = None) -> str:
+    """The native JSON text of `run`, its meta updated with `meta`.
+
+    One measurement per (series, point), in series order and sorted points, one per line so that a diff of two
+    files shows the points that changed. Values are written with `repr`, so they read back bit for bit.
+    """
+    if not run.series:
+        raise ValueError("a run without series cannot be written: the reader rejects a file without measurements")
+    merged_meta = {**run.meta, **(meta or {})}
+    lines = [
+        f'{{"scalecheck": {VERSION},',  # first, as detect_format expects of scalecheck's own files
+        f' "parameters": {_dumps(list(run.parameters))},',
+        f' "meta": {_dumps(merged_meta)},',
+        ' "measurements": [',
+    ]
+    records = [_dumps(record) for series in run.series for record in _records(series, run.parameters)]
+    lines.append(",\n".join(f"  {record}" for record in records))
+    lines.append("]}")
+    return "\n".join(lines) + "\n"
+
+
+def _records(series: Series, parameters: tuple[str, ...]) -> list[dict[str, object]]:
+    """The measurement objects of `series`, one per point, sorted by point."""
+    if sorted(series.parameters) != sorted(parameters):
+        raise ValueError(f"series '{series.kernel}' has parameters {series.parameters}, the run {parameters}")
+    column = {name: index for index, name in enumerate(series.parameters)}
+    rows = sorted(range(series.points.shape[0]), key=lambda row: tuple(series.points[row]))
+    records: list[dict[str, object]] = []
+    for row in rows:
+        values = series.values[row]
+        if np.isnan(values).all():
+            continue  # a point without values says nothing, and the reader rejects an empty list
+        record: dict[str, object] = {"kernel": series.kernel, "metric": series.metric}
+        if series.unit:
+            record["unit"] = series.unit
+        record["point"] = {name: _coordinate(float(series.points[row, column[name]])) for name in parameters}
+        record["values"] = [float(value) for value in values[~np.isnan(values)]]  # drop the NaN padding
+        records.append(record)
+    return records
+
+
+def _coordinate(value: float) -> int | float:
+    """A point coordinate as people write it: 8, not 8.0."""
+    return int(value) if value.is_integer() and abs(value) < _EXACT_INT else value
+
+
+def _dumps(value: object) -> str:
+    # allow_nan=False: a NaN or infinity here is a caller bug, and the reader would reject the file
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,1 @@
+"""L4: measurements per commit in git (the only user of gitpython)."""

@@ -1,0 +1,400 @@
+"""L4: measurements per commit, read from git without a checkout and recorded without touching the work tree.
+
+Two stores, tried in this order when `kind` is "auto":
+
+- "branch": a data branch (default ``scalecheck-data``) holding one native JSON file per measured commit, named
+  ``<40-hex sha>.json``. `Store.record` writes it with git plumbing (hash-object, mktree, commit-tree, update-ref),
+  so the work tree, the index and the checked-out branch never change. The local branch is read first, then
+  ``origin/<branch>``, so a fresh CI clone finds what other runs pushed.
+- "repo": measurement files committed with the code, named by the config's ``measurements`` paths or globs
+  relative to the repository root and read from each commit's tree.
+
+Globs use `fnmatch` semantics: ``*`` also matches ``/`` (``bench/*.json`` matches ``bench/x/y.json``), and
+``**/`` additionally matches no directory at all (``**/results.json`` matches ``results.json``).
+
+Refs come from untrusted pull requests: every git call passes an argument list (never a shell), and a ref that
+starts with ``-`` is refused before it could be read as an option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import itertools
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import git
+from git.exc import GitCommandError
+
+from scalecheck.data.measurement import Run, merge_runs
+from scalecheck.errors import ConfigError, HistoryError, InputError, Location
+from scalecheck.formats import read_measurements
+from scalecheck.formats.writer import dumps_run
+
+KINDS = ("auto", "branch", "repo")
+DEFAULT_BRANCH = "scalecheck-data"
+IDENTITY = {"NAME": "scalecheck", "EMAIL": "scalecheck@localhost"}  # for CI runners without a git user
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_NO_SHA = "0" * 40  # update-ref's old value for "the ref must not exist yet"
+_FETCH_FIX = ("fetch the whole history (in GitHub Actions, actions/checkout with `fetch-depth: 0`; "
+              "elsewhere `git fetch --unshallow`)")
+
+# (display name, {file name: blob}) of each data-branch ref that exists: the local branch, then origin's
+Snapshot = list[tuple[str, dict[str, git.Blob]]]
+
+
+class Store:
+    """Measurements per commit of the git repository that contains `path`."""
+
+    def __init__(self, path: Path, *, data_branch: str = DEFAULT_BRANCH, measurements: Sequence[str] = (),
+                 fmt: str | None = None, kind: str = "auto") -> None:
+        if kind not in KINDS:
+            raise ConfigError(f"unknown history store '{kind}'", fix=f"use one of: {', '.join(KINDS)}")
+        try:
+            self.repo = git.Repo(path, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as err:
+            raise HistoryError("not inside a git repository", where=Location(Path(path)),
+                               fix="run scalecheck in a clone of your project, or pass --baseline FILE") from err
+        self.root = Path(self.repo.working_tree_dir or self.repo.git_dir)
+        self._git = self.repo.git
+        self.data_branch = data_branch
+        self.measurements = tuple(_normalised(pattern) for pattern in measurements)
+        self.fmt = fmt
+        self.kind = kind
+        self._entries: dict[str, dict[str, git.Blob]] = {}  # data-branch commit sha -> its files
+        if not data_branch or data_branch.startswith("-") or not self._ok_ref_name(f"refs/heads/{data_branch}"):
+            raise ConfigError(f"'{data_branch}' is not a valid branch name for the data branch",
+                              fix=f"name the data branch like a git branch, e.g. '{DEFAULT_BRANCH}'")
+        if kind == "repo" and not self.measurements:
+            raise ConfigError("the history store 'repo' reads committed measurement files, but none are configured",
+                              fix="list them in the `measurements` setting (paths or globs relative to the "
+                                  "repository root), or use the store 'branch'")
+
+    def close(self) -> None:
+        """End the git processes gitpython keeps for reading objects."""
+        self.repo.close()
+
+    # -- refs -----------------------------------------------------------------------------------------------------
+
+    def resolve(self, ref: str) -> str:
+        """The full sha of the commit `ref` names (a branch, tag, sha or rev expression such as ``HEAD~2``)."""
+        if not ref or ref.startswith("-") or any(ord(ch) < 32 or ord(ch) == 127 for ch in ref):
+            raise HistoryError(f"refusing the git ref {ref!r}: a ref must not be empty, start with '-' or hold "
+                               "control characters", where=Location(self.root),
+                               fix="name a branch, a tag or a commit sha")
+        try:
+            # "^{commit}" peels tags and refuses trees and blobs; with no leading '-', it cannot be an option
+            return str(self._git.rev_parse("--verify", "--quiet", f"{ref}^{{commit}}"))
+        except GitCommandError:
+            shallow = " (this clone is shallow: the commit may not have been fetched)" if self._is_shallow() else ""
+            raise HistoryError(f"unknown git ref '{ref}': no branch, tag or commit of that name{shallow}",
+                               where=Location(self.root),
+                               fix=f"check the name with `git rev-parse --verify {ref}`; in CI, {_FETCH_FIX}") from None
+
+    def default_base(self, env: Mapping[str, str]) -> str | None:
+        """The base branch of a GitHub pull request (GITHUB_BASE_REF), as ``origin/<name>`` when that ref exists."""
+        name = env.get("GITHUB_BASE_REF", "").strip()
+        if not name:
+            return None
+        return f"origin/{name}" if self._commit_of(f"refs/remotes/origin/{name}") else name
+
+    def describe(self, sha: str) -> str:
+        """One line naming a commit for people: ``1a2b3c4 subject line (author date ISO)``."""
+        commit = self.repo.commit(self.resolve(sha))
+        return f"{commit.hexsha[:7]} {commit.summary!s} ({commit.authored_datetime.isoformat()})"
+
+    # -- reading --------------------------------------------------------------------------------------------------
+
+    def read(self, sha: str) -> Run | None:
+        """The measurements recorded for commit `sha`, or None when it has none; a corrupt file is an `InputError`."""
+        return self._read(self.resolve(sha), self._snapshot())
+
+    def baseline(self, base_ref: str, head: str = "HEAD", max_walk: int = 1000) -> tuple[str, str]:
+        """The commit to compare `head` with, and a sentence saying how it was chosen.
+
+        It is the merge-base of `head` and `base_ref` or, when that has no measurements, its nearest first-parent
+        ancestor that has some (at most `max_walk` commits are looked at). The first-parent line is the history of
+        the base branch itself, so a measured commit of a merged side branch is never picked.
+        """
+        if max_walk < 1:
+            raise ValueError(f"max_walk must be at least 1, got {max_walk}")
+        head_sha, base_sha = self.resolve(head), self.resolve(base_ref)
+        try:
+            bases = self.repo.merge_base(head_sha, base_sha)
+        except GitCommandError as err:
+            raise self._failed("merge-base", err) from err
+        if not bases:
+            if self._is_shallow():
+                raise HistoryError(f"no merge-base of {head} and {base_ref} in this shallow clone",
+                                   where=Location(self.root), fix=_FETCH_FIX)
+            raise HistoryError(f"{head} and {base_ref} have no common history (no merge-base)",
+                               where=Location(self.root),
+                               fix=f"check that {base_ref} is a branch of this project; in CI, {_FETCH_FIX}")
+        start = bases[0].hexsha
+        walked = self._first_parents(start, max_walk)
+        snapshot = self._snapshot()
+        for back, sha in enumerate(walked):
+            if self._read(sha, snapshot) is not None:
+                how = f"merge-base of {head} and {base_ref}"
+                if back:
+                    how += f", {back} commit{'s' if back > 1 else ''} back on the first-parent line"
+                return sha, f"baseline: {sha[:7]} ({how})"
+        raise self._nothing_found(start, len(walked), max_walk, snapshot)
+
+    def commits_with_measurements(self, ref: str = "HEAD", limit: int = 50,
+                                  max_walk: int = 1000) -> list[tuple[str, Run]]:
+        """Up to `limit` commits of the first-parent line from `ref` that have measurements, newest first."""
+        snapshot = self._snapshot()
+        found: list[tuple[str, Run]] = []
+        for sha in self._first_parents(self.resolve(ref), max_walk):
+            run = self._read(sha, snapshot)
+            if run is not None:
+                found.append((sha, run))
+                if len(found) >= limit:
+                    break
+        return found
+
+    def _read(self, sha: str, snapshot: Snapshot) -> Run | None:
+        """`read` of a resolved sha, with the data-branch files looked up once per walk."""
+        if self.kind in ("auto", "branch"):
+            run = self._read_branch(sha, snapshot)
+            if run is not None or self.kind == "branch":
+                return run
+        return self._read_files(sha) if self.measurements else None
+
+    def _read_branch(self, sha: str, snapshot: Snapshot) -> Run | None:
+        name = f"{sha}.json"
+        for display, entries in snapshot:
+            blob = entries.get(name)
+            if blob is not None:
+                return _read_blob(blob.data_stream.read(), name, f"{display}:{name}", "scalecheck-json")
+        return None
+
+    def _read_files(self, sha: str) -> Run | None:
+        blobs = _matching_blobs(self.repo.commit(sha).tree, self.measurements)
+        if not blobs:
+            return None
+        runs = [_read_blob(blob.data_stream.read(), blob.name, f"{sha[:7]}:{blob.path}", self.fmt) for blob in blobs]
+        return merge_runs(runs)  # its errors name the display paths: each run's sources were relocated
+
+    def _snapshot(self) -> Snapshot:
+        """The files of the local data branch and of origin's, those that exist, looked up once per call."""
+        if self.kind == "repo":
+            return []
+        snapshot: Snapshot = []
+        for ref, display in self._data_refs():
+            commit = self._commit_of(ref)
+            if commit is None:
+                continue
+            if commit not in self._entries:
+                tree = self.repo.commit(commit).tree
+                self._entries[commit] = {item.name: item for item in tree.blobs}
+            snapshot.append((display, self._entries[commit]))
+        return snapshot
+
+    def _data_refs(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """(full ref, display name) of the local data branch and of its remote-tracking ref."""
+        branch = self.data_branch
+        return (f"refs/heads/{branch}", branch), (f"refs/remotes/origin/{branch}", f"origin/{branch}")
+
+    # -- recording ------------------------------------------------------------------------------------------------
+
+    def record(self, run: Run, commit: str = "HEAD") -> str:
+        """Write `run` as ``<sha>.json`` of `commit` to the data branch; return the data branch's new commit.
+
+        Only objects and the branch ref are written: the work tree, the index and HEAD stay as they are. A file
+        already recorded for the same commit is replaced. Pushing the branch is left to the caller.
+        """
+        if self.kind == "repo":
+            raise ConfigError("the history store 'repo' reads committed files, so a recorded run would never be read",
+                              fix="commit the measurement files instead, or use the store 'auto' or 'branch'")
+        sha = self.resolve(commit)
+        branch_ref = f"refs/heads/{self.data_branch}"
+        if self._checked_out() == branch_ref:
+            raise HistoryError(f"the data branch '{self.data_branch}' is checked out", where=Location(self.root),
+                               fix="check out your project's branch; scalecheck writes the data branch itself")
+        local, remote = (self._commit_of(ref) for ref, _ in self._data_refs())
+        parent = local
+        if remote and (local is None or self._is_ancestor(local, remote)):
+            parent = remote  # start from what others pushed, so that the branch can be pushed without a merge
+        name = f"{sha}.json"
+        blob = self._call("hash_object", "-w", "--stdin", stdin=dumps_run(run, {"commit": sha}).encode())
+        entries = [entry for entry in self._tree_entries(parent) if entry.split("\t", 1)[1] != name]
+        entries.append(f"100644 blob {blob}\t{name}")
+        tree = self._call("mktree", "-z", stdin="".join(entry + "\0" for entry in entries).encode())
+        parents = ["-p", parent] if parent else []
+        new = self._call("commit_tree", tree, *parents, "-m", f"scalecheck: measurements of {sha[:7]}",
+                         env=self._identity())
+        # the old value makes the update fail, instead of losing a commit, if another process moved the branch
+        self._call("update_ref", "-m", f"scalecheck record {sha[:7]}", branch_ref, new, local or _NO_SHA)
+        return new
+
+    def _tree_entries(self, commit: str | None) -> list[str]:
+        """The top-level entries of `commit`'s tree as `git ls-tree` prints them (mode type sha TAB name)."""
+        if commit is None:
+            return []
+        return [entry for entry in self._call("ls_tree", "-z", commit).split("\0") if entry]
+
+    def _identity(self) -> dict[str, str]:
+        """Environment giving commit-tree an author and committer where git would not know one (fresh CI runners)."""
+        env: dict[str, str] = {}
+        for role in ("AUTHOR", "COMMITTER"):
+            try:
+                self._git.var(f"GIT_{role}_IDENT")
+            except GitCommandError:
+                for part, config in (("NAME", "user.name"), ("EMAIL", "user.email")):
+                    env[f"GIT_{role}_{part}"] = (os.environ.get(f"GIT_{role}_{part}") or self._config(config)
+                                                 or IDENTITY[part])
+        return env
+
+    # -- git helpers ----------------------------------------------------------------------------------------------
+
+    def _call(self, command: str, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None) -> str:
+        """Run `git <command> args` (an argument list, no shell); a failure becomes a `HistoryError`."""
+        try:
+            if stdin is None:
+                return str(getattr(self._git, command)(*args, env=env))
+            with tempfile.TemporaryFile() as stream:  # subprocess needs a real file for stdin
+                stream.write(stdin)
+                stream.seek(0)
+                return str(getattr(self._git, command)(*args, istream=stream, env=env))
+        except GitCommandError as err:
+            raise self._failed(command.replace("_", "-"), err) from err
+
+    def _failed(self, command: str, err: GitCommandError) -> HistoryError:
+        detail = str(err.stderr or "").strip().splitlines()
+        reason = detail[-1].removeprefix("stderr: ").strip(" '") if detail else f"exit status {err.status}"
+        if "dubious ownership" in str(err.stderr):
+            fix = f"mark the clone as safe: git config --global --add safe.directory {self.root}"
+        else:
+            fix = "check that the repository is intact (`git fsck`) and writable"
+        return HistoryError(f"`git {command}` failed: {reason}", where=Location(self.root), fix=fix)
+
+    def _commit_of(self, full_ref: str) -> str | None:
+        """The commit sha `full_ref` (``refs/...``, so never an option) points to, or None."""
+        try:
+            return str(self._git.rev_parse("--verify", "--quiet", f"{full_ref}^{{commit}}"))
+        except GitCommandError:
+            return None
+
+    def _ok_ref_name(self, full_ref: str) -> bool:
+        try:
+            self._git.check_ref_format(full_ref)
+        except GitCommandError:
+            return False
+        return True
+
+    def _is_ancestor(self, older: str, newer: str) -> bool:
+        try:
+            self._git.merge_base("--is-ancestor", older, newer)
+        except GitCommandError:
+            return False
+        return True
+
+    def _is_shallow(self) -> bool:
+        return (Path(self.repo.git_dir) / "shallow").exists()
+
+    def _checked_out(self) -> str | None:
+        try:
+            return str(self._git.symbolic_ref("-q", "HEAD"))
+        except GitCommandError:
+            return None  # detached HEAD
+
+    def _config(self, key: str) -> str:
+        try:
+            return str(self._git.config("--get", key))
+        except GitCommandError:
+            return ""
+
+    def _first_parents(self, sha: str, max_walk: int) -> list[str]:
+        """`sha` and its first-parent ancestors, newest first, at most `max_walk` of them."""
+        return self._call("rev_list", "--first-parent", f"--max-count={max_walk}", sha).split()
+
+    def _nothing_found(self, start: str, walked: int, max_walk: int, snapshot: Snapshot) -> HistoryError:
+        """The error for a walk from `start` over `walked` commits that found no measurements."""
+        where = f"at {start[:7]}" + (f" or its {walked - 1} first-parent ancestor{'s' if walked > 2 else ''}"
+                                     if walked > 1 else "")
+        stores = []
+        if self.kind in ("auto", "branch"):
+            stores.append(f"data branch '{self.data_branch}'")
+        if self.kind in ("auto", "repo") and self.measurements:
+            stores.append(f"files {', '.join(self.measurements)}")
+        if self.kind == "repo":
+            fixes = ["commit the measurement files on the base branch, or pass --baseline FILE"]
+        else:
+            fixes = [f"record a baseline with `scalecheck record FILE --commit {start[:7]}` on the base branch, "
+                     "or pass --baseline FILE"]
+            if not snapshot:
+                fixes.append(f"the data branch exists neither as '{self.data_branch}' nor as "
+                             f"'origin/{self.data_branch}': fetch it with `git fetch origin {self.data_branch}` "
+                             "if it was pushed")
+        if walked < max_walk and self._is_shallow():
+            fixes.append(f"the walk stopped at the end of this shallow clone: {_FETCH_FIX}")
+        return HistoryError(f"no measurements recorded {where} (store: {' and '.join(stores)})",
+                            where=Location(self.root), fix="; ".join(fixes))
+
+
+def _normalised(pattern: str) -> str:
+    """A measurements path or glob relative to the repository root, as paths in a git tree are spelt."""
+    pattern = pattern.replace(os.sep, "/") if os.sep != "/" else pattern
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    return pattern.lstrip("/")
+
+
+def _matching_blobs(tree: git.Tree, patterns: Sequence[str]) -> list[git.Blob]:
+    """The files of `tree` that `patterns` name, sorted by path; symbolic links and submodules are skipped."""
+    found: dict[str, git.Blob] = {}
+    for pattern in patterns:
+        glob = _GLOB_CHARS.search(pattern)
+        if glob is None:  # a plain path: looked up, not searched for
+            item = _lookup(tree, pattern)
+            if isinstance(item, git.Blob) and item.mode != git.Blob.link_mode:
+                found[str(item.path)] = item
+            continue
+        prefix = pattern[: glob.start()].rpartition("/")[0]  # only the folder before the first wildcard is searched
+        top = _lookup(tree, prefix) if prefix else tree
+        if not isinstance(top, git.Tree):
+            continue
+        variants = list(_glob_variants(pattern))
+        for item in top.traverse():
+            if (isinstance(item, git.Blob) and item.mode != git.Blob.link_mode
+                    and any(fnmatch.fnmatchcase(str(item.path), variant) for variant in variants)):
+                found[str(item.path)] = item
+    return [found[path] for path in sorted(found)]
+
+
+def _lookup(tree: git.Tree, path: str) -> object:
+    try:
+        return tree / path
+    except KeyError:
+        return None
+
+
+def _glob_variants(pattern: str) -> Iterator[str]:
+    """`pattern` with each ``**/`` kept (one or more directories, fnmatch's ``*`` spans ``/``) or dropped (none)."""
+    parts = pattern.split("**/")
+    for keep in itertools.product(("**/", ""), repeat=len(parts) - 1):
+        yield "".join(part + sep for part, sep in zip(parts, (*keep, "")))
+
+
+def _read_blob(data: bytes, name: str, display: str, fmt: str | None) -> Run:
+    """Read a file's bytes with scalecheck's readers; locations in the run and in errors name `display`."""
+    shown = Path(display)
+    with tempfile.TemporaryDirectory(prefix="scalecheck-") as folder:
+        path = Path(folder) / name  # the same name: the format is detected from it
+        path.write_bytes(data)
+        try:
+            run = read_measurements(path, fmt)
+        except InputError as err:
+            where = err.where
+            if where is None or where.path == path:
+                where = Location(shown, where.line, where.record) if where else Location(shown)
+            raise InputError(err.problem, where=where, fix=err.fix) from None
+    series = tuple(dataclasses.replace(s, source=Location(shown, s.source.line, s.source.record))
+                   if s.source is not None and s.source.path == path else s for s in run.series)
+    return Run(run.parameters, series, run.meta)
