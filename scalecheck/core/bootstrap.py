@@ -1,0 +1,182 @@
+"""The bootstrap behind a comparison: resample repetitions per point and re-run model selection on each resample.
+
+Model selection flips between neighbouring terms on noisy data (p against p^(5/4), p against p log p), and an
+extrapolation to a large target amplifies every flip. Comparing two fitted models as if they were exact would
+turn that noise into false alarms, so each side's data are resampled (repetitions drawn with replacement within
+each point) and the noise-aware selection of `search.decide` is run again on every resample.
+
+Re-running the full search (hundreds of two-term hypotheses) on hundreds of resamples of a thousand kernels would
+take minutes; the selection is re-run over the hypotheses that can plausibly win instead: the constant, the model
+each side chose, and their neighbours (each exponent one and two steps up or down the ordered building blocks, or
+a term dropped), plus the expected growth when one is configured. A hypothesis far from both choices on the
+measured data does not win on a resample of the same data.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from scalecheck.core.search import FitOptions, PointStats, criterion, decide, design, point_stats, score
+from scalecheck.data.spec import Exponents, Factor, ModelSpec, Term
+
+STEPS = 2  # neighbours this many steps up and down the ordered building blocks
+
+
+@dataclass(frozen=True, eq=False)
+class Resampled:
+    """Model selection re-run on B resamples of one kernel's data, among the hypotheses `specs`."""
+
+    specs: tuple[ModelSpec, ...]
+    chosen: np.ndarray  # (B,) index into specs of the hypothesis each resample selects
+    criterion: np.ndarray  # (H, B) selection criterion of every hypothesis (inf where not eligible)
+    wrss: np.ndarray  # (H, B) weighted residual sum of squares of every hypothesis (inf where not eligible)
+    noise: np.ndarray  # (B,) noise variance the weighted sums are measured against
+    dof: np.ndarray  # (B,) its degrees of freedom (0: estimated from the residuals, no repetitions)
+    predictions: np.ndarray  # (H, B) every hypothesis's fit evaluated at the target scale
+
+    @property
+    def prediction(self) -> np.ndarray:
+        """(B,) value of the selected model at the target scale."""
+        return np.asarray(self.predictions[self.chosen, np.arange(self.chosen.size)])
+
+    def growth(self, parameters: Sequence[str]) -> list[dict[str, Exponents]]:
+        """Lead-order growth of the selected hypothesis, per resample."""
+        orders = [{name: spec.lead_order(k) for k, name in enumerate(parameters)} for spec in self.specs]
+        return [orders[h] for h in self.chosen]
+
+
+def neighbourhood(spec: ModelSpec, blocks: Sequence[Exponents], steps: int = STEPS) -> list[ModelSpec]:
+    """`spec`, the specs with one exponent pair moved up to `steps` places along `blocks` (sorted by asymptotic
+    order), and the specs with one term dropped. Terms never repeat within a spec."""
+    ordered = sorted(set(blocks))
+    out = [spec]
+    for t, term in enumerate(spec.terms):
+        rest = spec.terms[:t] + spec.terms[t + 1:]
+        out.append(ModelSpec(rest))
+        for f, factor in enumerate(term.factors):
+            at = bisect.bisect_left(ordered, factor.order)
+            exact = at < len(ordered) and ordered[at] == factor.order
+            for delta in [d for s in range(1, steps + 1) for d in (-s, s)]:
+                index = at + delta if (exact or delta < 0) else at + delta - 1
+                if not 0 <= index < len(ordered):
+                    continue
+                i, j = ordered[index]
+                moved = Term(term.factors[:f] + (Factor(factor.param, Fraction(i), j),) + term.factors[f + 1:])
+                if moved not in rest:
+                    out.append(ModelSpec(rest[:t] + (moved,) + rest[t:]))
+    return out
+
+
+def expectation_spec(growth: Mapping[str, Exponents], parameters: Sequence[str]) -> ModelSpec:
+    """c0 + c1 * (the expected growth as one term): the best model that grows exactly as allowed."""
+    factors = tuple(Factor(k, Fraction(growth[name][0]), growth[name][1]) for k, name in enumerate(parameters)
+                    if name in growth and (growth[name][0] or growth[name][1]))
+    return ModelSpec((Term(factors),)) if factors else ModelSpec()
+
+
+def capped(spec: ModelSpec, bound: Mapping[str, Exponents], parameters: Sequence[str]) -> ModelSpec:
+    """`spec` with every factor that grows faster than `bound` lowered to it (dropped where the bound is
+    constant): the same shape of model, growing no faster than allowed. The null hypothesis of a growth test."""
+    terms: list[Term] = []
+    for term in spec.terms:
+        factors = []
+        for factor in term.factors:
+            limit = bound.get(parameters[factor.param], (Fraction(0), 0))
+            if factor.order > limit:
+                if not (limit[0] or limit[1]):
+                    continue
+                factor = Factor(factor.param, Fraction(limit[0]), limit[1])
+            factors.append(factor)
+        if factors and Term(tuple(factors)) not in terms:
+            terms.append(Term(tuple(factors)))
+    return ModelSpec(tuple(terms))
+
+
+def hypotheses(specs: Sequence[ModelSpec], points: np.ndarray, target: np.ndarray) -> list[ModelSpec]:
+    """The distinct specs, constant first, keeping only those defined at every point and at the target."""
+    out = [ModelSpec()]
+    with np.errstate(all="ignore"):
+        for spec in dict.fromkeys(specs):
+            if spec in out:
+                continue
+            values = spec.basis(np.vstack([points, target[None]]))
+            if np.all(np.isfinite(values)):
+                out.append(spec)
+    return out
+
+
+def resample(values: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """`count` resamples of repetitions drawn with replacement within each point.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, r)
+        Repetitions per point, NaN-padded at the end (as `Series.values`).
+
+    Returns
+    -------
+    ndarray, shape (count, n, r)
+        NaN where the point has fewer than r repetitions, as in `values`.
+    """
+    n, r = values.shape
+    reps = np.sum(~np.isnan(values), axis=1)  # (n,)
+    draw = np.floor(rng.random((count, n, r)) * reps[None, :, None]).astype(int)
+    out = values[np.arange(n)[None, :, None], draw]
+    return np.where(np.arange(r)[None, None, :] < reps[None, :, None], out, np.nan)
+
+
+def jitter(fitted: np.ndarray, relative_sd: float, count: int, rng: np.random.Generator) -> np.ndarray:
+    """`count` parametric resamples (count, n, 1) of data without repetitions: the model plus its residual noise."""
+    return (fitted[None, :] * (1.0 + relative_sd * rng.standard_normal((count, fitted.size))))[..., None]
+
+
+def reselect(points: np.ndarray, samples: np.ndarray, specs: Sequence[ModelSpec], target: np.ndarray,
+             options: FitOptions) -> Resampled:
+    """Run the noise-aware selection among `specs` on every resample.
+
+    Parameters
+    ----------
+    points : ndarray, shape (n, m)
+    samples : ndarray, shape (B, n, r)
+        Resampled repetitions (from `resample` or `jitter`).
+    specs : hypotheses from `hypotheses` (constant first)
+    target : ndarray, shape (m,)
+
+    Cost: one batched fit per number of terms, O(H B n k^2) for H hypotheses.
+    """
+    stats = point_stats(samples, options.aggregate)
+    H, B = len(specs), samples.shape[0]
+    loo, wrss = np.full((H, B), np.inf), np.full((H, B), np.inf)
+    at_target = np.full((H, B), np.nan)
+    sizes = np.array([spec.n_terms for spec in specs])
+    for size in np.unique(sizes):
+        members = np.flatnonzero(sizes == size)
+        X, lead = design([specs[int(h)] for h in members], points)
+        scored = score(X, lead, stats, options)
+        loo[members], wrss[members] = scored.loo, scored.wrss
+        basis = np.stack([specs[int(h)].basis(target[None])[0] for h in members])  # (H_s, k)
+        at_target[members] = np.einsum("hk,hbk->hb", basis, scored.batch.coef)
+    best, _ = decide(loo, wrss, sizes, stats, options)
+    total, sigma2 = criterion(loo, wrss, sizes, stats, options)
+    return Resampled(tuple(specs), best, total, wrss, sigma2, stats.dof, at_target)
+
+
+def common_choice(a: Resampled, b: Resampled) -> np.ndarray:
+    """(B,) the hypothesis that best describes resample i of both sides at once (least summed criterion).
+
+    Both sides must have been re-selected among the same specs. Used to compare two commits under one model
+    class, so that a flip between neighbouring classes does not masquerade as a change of scale.
+    """
+    return np.asarray(np.argmin(a.criterion + b.criterion, axis=0))
+
+
+def residual_spread(stats: PointStats, fitted: np.ndarray) -> float:
+    """Relative standard deviation of one kernel's values around its model (for data without repetitions)."""
+    y = stats.y[0]
+    scale = np.where(np.abs(y) > 0, np.abs(y), 1.0)
+    return float(np.sqrt(np.mean(((y - fitted) / scale) ** 2)))

@@ -1,0 +1,412 @@
+"""Compare a candidate's measurements against its baseline's, per (kernel, metric), with honest statistics.
+
+Each test yields a p-value; all p-values of a comparison are adjusted together (Benjamini-Hochberg), so that a
+thousand unchanged kernels do not produce a handful of false alarms by chance.
+
+- growth: the candidate's lead-order growth is higher than the baseline's (exponents (i, j) compared
+  lexicographically per parameter). Test: on the candidate's data, the best hypothesis that grows no faster than
+  the baseline fits worse than the chosen one by more than the noise explains (extra sum of squares, F(1, dof)
+  against the pure error of the repetitions). Evidence: the bootstrap probability that a resampled candidate
+  grows faster than a resampled baseline; a finding needs it to reach the confidence level too.
+- prediction: the ratio candidate / baseline of the predictions at the target scale. Its spread comes from the
+  bootstrap (log ratio, selection re-run on every resample); a finding when the one-sided lower confidence bound
+  exceeds 1 + threshold.
+- expectation: like growth, against the configured growth instead of the baseline (also for new kernels).
+- measured: a slowdown at the measured points themselves (one-sided Mann-Whitney rank test per common point,
+  combined with Stouffer's method), when the median slowdown exceeds the threshold.
+- segmentation: the candidate's trend changes at a scale where the baseline's did not.
+- improvement: growth or prediction down with the same confidence; reported, never failing.
+
+Each kernel draws its resamples from its own generator, seeded by the comparison's seed and the kernel's name, so
+a verdict is reproducible and does not depend on which other kernels were measured.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from scalecheck.core.bootstrap import (Resampled, capped, common_choice, expectation_spec, hypotheses, jitter, neighbourhood,
+                                       resample, reselect, residual_spread)
+from scalecheck.core.modeler import fit_kernels
+from scalecheck.core.search import FitOptions, PointStats, design, noise_and_penalty, point_stats, score
+from scalecheck.core.segment import SegmentOptions
+from scalecheck.data.growth import exceeds
+from scalecheck.data.measurement import Series
+from scalecheck.data.outcome import KernelModel
+from scalecheck.data.spec import Exponents, ModelSpec, format_growth
+from scalecheck.data.verdict import Comparison, Finding, KernelComparison
+
+Key = tuple[str, str]  # (kernel, metric)
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """Thresholds of the comparison, with their documented defaults."""
+
+    threshold: float = 0.10  # relative slowdown at the target (and at the measured points) that counts
+    confidence: float = 0.95  # one-sided level of the bounds, bootstrap probability required, 1 - FDR level
+    resamples: int = 200  # bootstrap resamples per kernel and side
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.threshold > 0:
+            raise ValueError(f"threshold must be > 0, got {self.threshold}")
+        if not 0.5 <= self.confidence < 1:
+            raise ValueError(f"confidence must be in [0.5, 1), got {self.confidence}")
+        if self.resamples < 1:
+            raise ValueError(f"resamples must be at least 1, got {self.resamples}")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """Kernels matching `pattern` must grow no faster than `growth` (written as `text`)."""
+
+    pattern: str
+    growth: Mapping[str, Exponents]
+    text: str
+
+
+@dataclass(frozen=True, eq=False)
+class _Side:
+    """One side's data over the range its growth is read from (the last segment of a segmented kernel)."""
+
+    model: KernelModel
+    points: np.ndarray  # (n, m)
+    values: np.ndarray  # (n, r)
+    stats: PointStats  # of this one kernel on `points`
+
+
+@dataclass
+class _Test:
+    key: Key
+    kind: str
+    p_value: float
+    finding: Finding  # complete but for q_value; kept only if the adjusted test and its own condition pass
+    condition: bool
+
+
+def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Mapping[str, float],
+            options: FitOptions = FitOptions(), segmentation: SegmentOptions | None = SegmentOptions(),
+            settings: CompareOptions = CompareOptions(),
+            expectations: Sequence[Expectation] = ()) -> Comparison:
+    """Compare every (kernel, metric) of `candidate` with the same in `baseline` (module docstring).
+
+    Parameters
+    ----------
+    baseline, candidate : series of the two commits, with the same parameters
+    target : the scale of the predictions, one value per parameter
+    expectations : growth bounds by kernel pattern; the first matching pattern applies
+
+    Cost: two `fit_kernels` calls, then per kernel and side one re-selection over about 10-20 hypotheses on
+    `settings.resamples` resamples.
+    """
+    parameters = (candidate or baseline)[0].parameters
+    point = np.array([float(target[name]) for name in parameters])
+    base = {(s.kernel, s.metric): s for s in baseline}
+    cand = {(s.kernel, s.metric): s for s in candidate}
+    base_models = {(m.kernel, m.metric): m for m in fit_kernels(list(baseline), options, segmentation)}
+    cand_models = {(m.kernel, m.metric): m for m in fit_kernels(list(candidate), options, segmentation)}
+    measured = _measured_tests([(key, base[key], cand[key]) for key in cand if key in base], settings)
+    kernels, tests, plain = [], [], []
+    for key in list(cand) + [k for k in base if k not in cand]:
+        rng = np.random.default_rng([settings.seed, zlib.crc32("\0".join(key).encode())])
+        expected = next((e for e in expectations if fnmatch.fnmatchcase(key[0], e.pattern)), None)
+        kc, found, other = _compare_kernel(key, base.get(key), cand.get(key), base_models.get(key),
+                                           cand_models.get(key), point, options, settings, expected, rng)
+        kernels.append(kc)
+        tests += found + ([measured[key]] if key in measured else [])
+        plain += other
+    findings = _adjust(tests, settings) + plain
+    return Comparison(parameters, dict(target), tuple(kernels), tuple(findings), settings.resamples, settings.seed)
+
+
+def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_model: KernelModel | None,
+                    cand_model: KernelModel | None, target: np.ndarray, options: FitOptions,
+                    settings: CompareOptions, expected: Expectation | None,
+                    rng: np.random.Generator) -> tuple[KernelComparison, list[_Test], list[Finding]]:
+    present = cand if cand is not None else base
+    unit = present.unit if present is not None else ""
+    text = expected.text if expected else None
+    if cand is None or cand_model is None:
+        return KernelComparison(*key, unit, "removed", base_model, None, expectation=text,
+                                note="measured in the baseline only"), [], []
+    tests: list[_Test] = []
+    plain: list[Finding] = []
+    if not cand_model.ok:
+        status = "new" if base is None else "unmodeled"
+        return KernelComparison(*key, unit, status, base_model, cand_model, expectation=text,
+                                note=f"candidate: {cand_model.note}"), tests, plain
+    c = _side(cand, cand_model)
+    specs = neighbourhood(cand_model.model.spec, options.building_blocks)  # type: ignore[union-attr]
+    if expected is not None:
+        specs.append(expectation_spec(expected.growth, cand.parameters))
+    if base is None or base_model is None or not base_model.ok:
+        note = "" if base_model is None else f"baseline: {base_model.note}"
+        kc = KernelComparison(*key, unit, "new" if base is None else "unmodeled", base_model, cand_model,
+                              expectation=text, note=note)
+        if expected is not None:
+            boot = _bootstrap(c, hypotheses(specs, c.points, target), target, options, settings, rng)
+            tests += _expectation_test(key, c, boot, expected, options, settings)
+        return kc, tests, plain
+    b = _side(base, base_model)
+    specs += neighbourhood(base_model.model.spec, options.building_blocks)  # type: ignore[union-attr]
+    union = hypotheses(specs, np.vstack([b.points, c.points]), target)
+    boot_b = _bootstrap(b, union, target, options, settings, rng)
+    boot_c = _bootstrap(c, union, target, options, settings, rng)
+    names = cand.parameters
+    growth_b, growth_c = boot_b.growth(names), boot_c.growth(names)
+    up = float(np.mean([exceeds(gc, gb) for gb, gc in zip(growth_b, growth_c)]))
+    down = float(np.mean([exceeds(gb, gc) for gb, gc in zip(growth_b, growth_c)]))
+    g_b, g_c = _growth(b.model), _growth(c.model)
+    one_b, one_c = (reselect(side.points, side.values[None], union, target, options) for side in (b, c))
+    p_change = _change_test(one_b, one_c, union, b.model, c.model, len(options.building_blocks))
+    level = 1 - settings.confidence
+    improved = exceeds(g_b, g_c) and down >= settings.confidence and p_change <= level
+    differs = (exceeds(g_c, g_b) and up >= settings.confidence and p_change <= level) or improved
+    ratio, bound, upper, p_pred, basis = _prediction(b, c, union, one_b, one_c, boot_b, boot_c, target, differs,
+                                                     settings)
+    kc = KernelComparison(*key, unit, "compared", base_model, cand_model, ratio, bound, upper, up, down, text,
+                          basis=basis)
+    where = ", ".join(f"{k}={v:g}" for k, v in zip(names, target))
+    confidence = f"{settings.confidence:.0%} confidence"
+    evidence = {"baseline": _formula(b.model), "candidate": _formula(c.model)}
+    template = Finding(*key, "growth", "", baseline_growth=format_growth(g_b), candidate_growth=format_growth(g_c),
+                       ratio=ratio, bound=bound, evidence=evidence)
+    tests.append(_Test(key, "growth", p_change if exceeds(g_c, g_b) else 1.0, replace(
+        template, message=f"grows as {format_growth(g_c)}, the baseline as {format_growth(g_b)}", probability=up),
+        up >= settings.confidence))
+    if ratio is not None and bound is not None:
+        tests.append(_Test(key, "prediction", p_pred, replace(
+            template, kind="prediction", evidence={**evidence, "basis": basis},
+            message=f"predicted {ratio:.3g}x the baseline at {where} (at least {bound:.3g}x at {confidence})"), True))
+    if improved:
+        plain.append(replace(template, kind="improvement", severity="notice", probability=down,
+                             message=f"grows as {format_growth(g_c)}, slower than the baseline's {format_growth(g_b)}"))
+    elif ratio is not None and upper is not None and upper < 1 / (1 + settings.threshold):
+        plain.append(replace(template, kind="improvement", severity="notice",
+                             message=f"predicted {ratio:.3g}x the baseline at {where} (at most {upper:.3g}x at "
+                                     f"{confidence})"))
+    if expected is not None:
+        tests += _expectation_test(key, c, boot_c, expected, options, settings, union)
+    if cand_model.segmented and (not base_model.segmented or base_model.change_points != cand_model.change_points):
+        now = ", ".join(cp.text() for cp in cand_model.change_points)
+        was = ", ".join(cp.text() for cp in base_model.change_points) or "none"
+        plain.append(replace(template, kind="segmentation", message=f"the trend now changes at {now} (baseline: {was})"))
+    return kc, tests, plain
+
+
+def _growth(model: KernelModel) -> dict[str, Exponents]:
+    return model.model.growth() if model.model is not None else {}
+
+
+def _formula(model: KernelModel) -> str:
+    return model.model.formula() if model.model is not None else ""
+
+
+def _side(series: Series, model: KernelModel) -> _Side:
+    """The data a side's growth is read from: all points, or the last segment's of a segmented kernel."""
+    keep = np.ones(series.points.shape[0], dtype=bool)
+    if model.segmented:
+        last = model.segments[-1]
+        keep = (series.points[:, 0] >= last.start) & (series.points[:, 0] <= last.end)
+    values = series.values[keep]
+    values = values[:, : max(1, int(np.max(np.sum(~np.isnan(values), axis=1))))]
+    return _Side(model, series.points[keep], values, point_stats(values[None]))
+
+
+def _bootstrap(side: _Side, specs: list[ModelSpec], target: np.ndarray, options: FitOptions,
+               settings: CompareOptions, rng: np.random.Generator) -> Resampled:
+    """Selection among `specs` re-run on resamples of one side (parametric when there are no repetitions)."""
+    if side.values.shape[1] > 1:
+        samples = resample(side.values, settings.resamples, rng)
+    else:
+        fitted = side.model.model.predict(side.points)  # type: ignore[union-attr]
+        samples = jitter(fitted, residual_spread(side.stats, fitted), settings.resamples, rng)
+    return reselect(side.points, samples, specs, target, options)
+
+
+def _restricted_test(side: _Side, specs: list[ModelSpec], bound: Mapping[str, Exponents],
+                     options: FitOptions) -> float:
+    """p-value that no hypothesis growing at most as `bound` explains the side's data as well as its model.
+
+    The hypotheses growing at most as `bound` are those of `specs` that do, and the chosen model capped at the
+    bound (`bootstrap.capped`: same shape, slower lead). Test: the extra sum of squares of the best of them over
+    the chosen model, in units of the noise, against F(1, dof) (chi^2(1) without repetitions).
+    """
+    from scipy import special
+
+    names = side.model.model.parameters  # type: ignore[union-attr]
+    chosen = side.model.model.spec  # type: ignore[union-attr]
+    allowed = [s for s in specs if not exceeds(_orders(s, names), bound)]
+    allowed += [capped(chosen, bound, names)]
+    wrss: dict[ModelSpec, float] = {}
+    for size in sorted({s.n_terms for s in allowed + [chosen]}):
+        group = list(dict.fromkeys(s for s in allowed + [chosen] if s.n_terms == size))
+        scored = score(*design(group, side.points), side.stats, options)
+        wrss.update({s: float(v) for s, v in zip(group, scored.wrss[:, 0])})
+    best_allowed = min((wrss[s] for s in allowed), default=math.inf)  # the constant is always allowed
+    if not math.isfinite(wrss[chosen]) or not math.isfinite(best_allowed):
+        return 1.0
+    n = side.points.shape[0]
+    one_term = np.array([[v if s.n_terms == 1 else math.inf for s, v in wrss.items()]]).T
+    sigma2, _ = noise_and_penalty(side.stats, one_term, n, options)
+    statistic = max(0.0, best_allowed - wrss[chosen]) / float(sigma2[0])
+    dof = int(side.stats.dof[0])
+    return float(special.fdtrc(1.0, dof, statistic) if dof > 0 else special.chdtrc(1.0, statistic))
+
+
+def _change_test(one_b: Resampled, one_c: Resampled, specs: list[ModelSpec], base: KernelModel,
+                 cand: KernelModel, searched: int) -> float:
+    """p-value that the two commits need different model classes (the growth changed).
+
+    Null hypothesis: one hypothesis, with its own coefficients on each side, describes both commits. Statistic:
+    the least summed weighted residuals (each side in units of its own noise) of any common hypothesis minus the
+    sum of each side's own choice, against F(1, dof of both noises) (chi^2(1) without repetitions). Symmetric: an
+    error in the baseline's model counts as much as one in the candidate's. Each side's own choice is the best of
+    `searched` candidate terms, so by chance alone it beats the common one by more than one F(1, dof) variable
+    would: the p-value is multiplied by `searched` (Bonferroni).
+    """
+    from scipy import special
+
+    try:
+        own_b = specs.index(base.model.spec)  # type: ignore[union-attr]
+        own_c = specs.index(cand.model.spec)  # type: ignore[union-attr]
+    except ValueError:
+        return 1.0
+    s_b, s_c = one_b.wrss[:, 0] / one_b.noise[0], one_c.wrss[:, 0] / one_c.noise[0]
+    separate = s_b[own_b] + s_c[own_c]
+    if not np.isfinite(separate):
+        return 1.0
+    statistic = max(0.0, float(np.min(s_b + s_c)) - float(separate))
+    dof = int(one_b.dof[0] + one_c.dof[0])
+    p_value = float(special.fdtrc(1.0, dof, statistic) if dof > 0 else special.chdtrc(1.0, statistic))
+    return min(1.0, p_value * searched)
+
+
+def _orders(spec: ModelSpec, names: Sequence[str]) -> dict[str, Exponents]:
+    return {name: spec.lead_order(k) for k, name in enumerate(names)}
+
+
+def _expectation_test(key: Key, side: _Side, boot: Resampled, expected: Expectation, options: FitOptions,
+                      settings: CompareOptions, specs: list[ModelSpec] | None = None) -> list[_Test]:
+    """The candidate grows faster than the configured expectation."""
+    names = side.model.model.parameters  # type: ignore[union-attr]
+    growth = _growth(side.model)
+    if not exceeds(growth, expected.growth):
+        return [_Test(key, "expectation", 1.0, Finding(*key, "expectation", "within the expectation"), False)]
+    specs = list(boot.specs) if specs is None else specs
+    p_value = _restricted_test(side, specs, expected.growth, options)
+    share = float(np.mean([exceeds(g, expected.growth) for g in boot.growth(names)]))
+    finding = Finding(*key, "expectation", f"grows as {format_growth(growth)}, faster than the expected "
+                      f"{expected.text} (pattern '{expected.pattern}')", probability=share,
+                      candidate_growth=format_growth(growth),
+                      evidence={"candidate": _formula(side.model), "expected": expected.text})
+    return [_Test(key, "expectation", p_value, finding, share >= settings.confidence)]
+
+
+def _prediction(b: _Side, c: _Side, specs: list[ModelSpec], one_b: Resampled, one_c: Resampled,
+                boot_b: Resampled, boot_c: Resampled, target: np.ndarray, differs: bool, settings: CompareOptions
+                ) -> tuple[float | None, float | None, float | None, float, str]:
+    """(ratio, lower bound, upper bound, p-value that the ratio exceeds 1 + threshold, basis) at the target.
+
+    When the growth differs (significantly, by the growth test and the bootstrap), each side is predicted with
+    its own model. Otherwise both are predicted with the hypothesis that describes both best at once, on the
+    data and on every pair of resamples: a flip between neighbouring classes (p against p^(2/3) log p), which
+    extrapolation to a large target would turn into a factor of two, is then not mistaken for a slowdown.
+    """
+    from scipy import stats
+
+    if differs:
+        at_b = float(b.model.model.predict(target[None])[0])  # type: ignore[union-attr]
+        at_c = float(c.model.model.predict(target[None])[0])  # type: ignore[union-attr]
+        resampled_b, resampled_c = boot_b.prediction, boot_c.prediction
+        basis = "each commit's own model"
+    else:
+        h = int(common_choice(one_b, one_c)[0])
+        at_b, at_c = float(one_b.predictions[h, 0]), float(one_c.predictions[h, 0])
+        joint = common_choice(boot_b, boot_c)
+        columns = np.arange(joint.size)
+        resampled_b, resampled_c = boot_b.predictions[joint, columns], boot_c.predictions[joint, columns]
+        basis = f"both commits modeled as {specs[h].format(b.model.model.parameters)}"  # type: ignore[union-attr]
+    if not (at_b > 0 and at_c > 0):
+        return None, None, None, 1.0, basis
+    with np.errstate(all="ignore"):
+        logs = np.log(resampled_c) - np.log(resampled_b)
+    logs = logs[np.isfinite(logs)]
+    if logs.size < max(2, resampled_b.size // 2):
+        return at_c / at_b, None, None, 1.0, basis
+    estimate, spread = math.log(at_c / at_b), float(np.std(logs, ddof=1))
+    z = float(stats.norm.ppf(settings.confidence))
+    margin = math.log1p(settings.threshold)
+    if spread > 0:
+        p_value = float(stats.norm.sf((estimate - margin) / spread))
+    else:
+        p_value = 0.0 if estimate > margin else 1.0
+    return (math.exp(estimate), math.exp(estimate - z * spread), math.exp(estimate + z * spread), p_value, basis)
+
+
+def _measured_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: CompareOptions) -> dict[Key, _Test]:
+    """Rank tests of a slowdown at the points both sides measured (one-sided Mann-Whitney U per point), combined
+    over each kernel's points with Stouffer's method. Points with equal repetition counts are tested in one
+    vectorized call."""
+    from scipy import stats
+
+    cells: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    ratios: list[list[float]] = [[] for _ in pairs]
+    for index, (_, base, cand) in enumerate(pairs):
+        rows = {tuple(p): i for i, p in enumerate(base.points)}
+        for j, p in enumerate(cand.points):
+            if tuple(p) not in rows:
+                continue
+            b, c = base.values[rows[tuple(p)]], cand.values[j]
+            b, c = b[~np.isnan(b)], c[~np.isnan(c)]
+            if b.size >= 2 and c.size >= 2:
+                cells.setdefault((c.size, b.size), []).append((index, c, b))
+                if np.median(b) > 0 and np.median(c) > 0:
+                    ratios[index].append(float(np.median(c) / np.median(b)))
+    z_sums, counts = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=int)
+    for group in cells.values():
+        owners = np.array([g[0] for g in group])
+        p_values = stats.mannwhitneyu(np.array([g[1] for g in group]), np.array([g[2] for g in group]),
+                                      alternative="greater", axis=1).pvalue
+        np.add.at(z_sums, owners, stats.norm.isf(np.clip(p_values, 1e-300, 1.0)))
+        np.add.at(counts, owners, 1)
+    out = {}
+    for index, (key, _, _) in enumerate(pairs):
+        if counts[index] == 0 or not ratios[index]:
+            continue
+        p_value = float(stats.norm.sf(z_sums[index] / math.sqrt(counts[index])))
+        effect = float(np.exp(np.mean(np.log(ratios[index]))))
+        finding = Finding(*key, "measured", f"{effect:.3g}x the baseline at the {counts[index]} measured point(s) "
+                          "both commits share (median of the repetitions)", ratio=effect,
+                          evidence={"points": int(counts[index])})
+        out[key] = _Test(key, "measured", p_value, finding, effect > 1 + settings.threshold)
+    return out
+
+
+def _adjust(tests: list[_Test], settings: CompareOptions) -> list[Finding]:
+    """Findings whose test survives the Benjamini-Hochberg adjustment over all tests and whose condition holds.
+
+    A measured slowdown is not repeated for a kernel that already has a growth or prediction finding.
+    """
+    if not tests:
+        return []
+    from scipy import stats
+
+    q_values = stats.false_discovery_control([t.p_value for t in tests], method="bh")
+    level = 1 - settings.confidence
+    kept = [(t, float(q)) for t, q in zip(tests, q_values) if q <= level and t.condition]
+    explained = {t.key for t, _ in kept if t.kind in ("growth", "prediction")}
+    out = []
+    for t, q in kept:
+        if t.kind == "measured" and t.key in explained:
+            continue
+        f = t.finding
+        out.append(replace(t.finding, p_value=t.p_value, q_value=q))
+    return out

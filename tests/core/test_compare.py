@@ -1,0 +1,198 @@
+"""The comparison and the gate: planted growth changes found, unchanged kernels and uniform slowdowns not failed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from scalecheck.core.bootstrap import capped, neighbourhood, resample
+from scalecheck.core.compare import CompareOptions, Expectation, compare
+from scalecheck.core.gate import verdict
+from scalecheck.data.measurement import Series
+from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Factor, ModelSpec, Term
+from scalecheck.data.verdict import Finding
+
+P = 2.0 ** np.arange(1, 9)  # 2 .. 256
+FAST = CompareOptions(resamples=60)
+TARGET = {"p": 4096.0}
+
+
+def series(function: Callable[[np.ndarray], np.ndarray], rng: np.random.Generator, kernel: str = "k",
+           noise: float = 0.05, points: np.ndarray = P) -> Series:
+    values = function(points)[:, None] * (1 + noise * rng.standard_normal((points.size, 5)))
+    return Series(kernel, "time", ("p",), points[:, None], values)
+
+
+def term(i: Fraction | int, j: int = 0) -> Term:
+    return Term((Factor(0, Fraction(i), j),))
+
+
+def kinds(findings: tuple[Finding, ...], kernel: str = "k") -> set[str]:
+    return {f.kind for f in findings if f.kernel == kernel}
+
+
+PLANTED = {
+    "p to p^1.5": (lambda p: 1 + 0.1 * p, lambda p: 1 + 0.1 * p**1.5 / 2**0.5, "p^(3/2)"),
+    "p log p to p^2": (lambda p: 2 + 0.05 * p * np.log2(p), lambda p: 2 + 0.05 * p**2 / 2, "p^2"),
+    "log p to p": (lambda p: 1 + 0.5 * np.log2(p), lambda p: 1 + 0.25 * p, "p"),
+}
+
+
+@pytest.mark.parametrize("before, after, growth", PLANTED.values(), ids=PLANTED.keys())
+def test_planted_growth_increase_fails_the_build(before, after, growth, rng: np.random.Generator) -> None:
+    comparison = compare([series(before, rng, noise=0.02)], [series(after, rng, noise=0.02)], TARGET, settings=FAST)
+    outcome = verdict(comparison)
+    assert outcome.failed
+    found = {f.kind: f for f in outcome.findings}
+    assert found["growth"].severity == "error"
+    assert found["growth"].candidate_growth == growth
+    assert found["growth"].probability >= 0.95 and found["growth"].q_value <= 0.05
+    assert found["prediction"].bound > 1.1
+    assert comparison.kernels[0].basis == "each commit's own model"
+
+
+def test_unchanged_kernels_raise_no_failing_finding(rng: np.random.Generator) -> None:
+    functions = [lambda p: 1 + 0.1 * p, lambda p: 2 + 0.3 * np.log2(p), lambda p: 1 + 0.02 * p**1.5,
+                 lambda p: 0.5 + 0.01 * p * np.log2(p), lambda p: 3 + 0 * p]
+    base = [series(f, rng, f"k{i}") for i, f in enumerate(functions * 4)]
+    cand = [series(f, rng, f"k{i}") for i, f in enumerate(functions * 4)]
+    outcome = verdict(compare(base, cand, TARGET, settings=FAST))
+    assert not outcome.failed, [f.message for f in outcome.failures]
+
+
+def test_uniform_five_percent_slowdown_fails_nothing(rng: np.random.Generator) -> None:
+    base = [series(lambda p: 1 + 0.1 * p, rng, f"k{i}") for i in range(5)]
+    cand = [series(lambda p: 1.05 * (1 + 0.1 * p), rng, f"k{i}") for i in range(5)]
+    outcome = verdict(compare(base, cand, TARGET, settings=FAST))
+    assert not outcome.failed
+
+
+def test_twofold_slowdown_is_a_prediction_and_measured_regression(rng: np.random.Generator) -> None:
+    comparison = compare([series(lambda p: 1 + 0.1 * p, rng)], [series(lambda p: 2 + 0.2 * p, rng)], TARGET,
+                         settings=FAST)
+    prediction = next(f for f in comparison.findings if f.kind == "prediction")
+    assert prediction.ratio == pytest.approx(2.0, rel=0.1)
+    assert prediction.bound > 1.1
+    assert "growth" not in kinds(comparison.findings)  # same growth: no growth finding
+    assert comparison.kernels[0].basis.startswith("both commits modeled as")
+
+
+def test_measured_regression_alone_does_not_fail_by_default(rng: np.random.Generator) -> None:
+    # 30% slower at the measured points but the same at scale: the fixed part grew, the growing part did not
+    before, after = (lambda p: 10 + 0.001 * p), (lambda p: 13 + 0.001 * p)
+    comparison = compare([series(before, rng, noise=0.01)], [series(after, rng, noise=0.01)], {"p": 1e7},
+                         settings=FAST)
+    outcome = verdict(comparison)
+    measured = [f for f in outcome.findings if f.kind == "measured"]
+    assert measured and measured[0].severity == "warning" and measured[0].ratio == pytest.approx(1.3, rel=0.03)
+    assert not outcome.failed
+
+
+def test_improvement_is_a_notice(rng: np.random.Generator) -> None:
+    outcome = verdict(compare([series(lambda p: 1 + 0.1 * p**1.5, rng)], [series(lambda p: 1 + 0.1 * p, rng)],
+                              TARGET, settings=FAST))
+    assert not outcome.failed
+    assert [f.kind for f in outcome.findings] == ["improvement"]
+    assert outcome.findings[0].severity == "notice"
+
+
+def test_expectation_violated_also_for_a_new_kernel(rng: np.random.Generator) -> None:
+    expected = [Expectation("solver*", {"p": (Fraction(1), 1)}, "p log p")]
+    base = [series(lambda p: 1 + 0.1 * p, rng, "io")]
+    cand = [series(lambda p: 1 + 0.1 * p, rng, "io"), series(lambda p: 1 + 0.01 * p**2, rng, "solver")]
+    outcome = verdict(compare(base, cand, TARGET, settings=FAST, expectations=expected))
+    assert outcome.failed
+    failure = outcome.failures[0]
+    assert (failure.kernel, failure.kind) == ("solver", "expectation")
+    assert "faster than the expected p log p" in failure.message
+    status = {k.kernel: k.status for k in outcome.comparison.kernels}
+    assert status == {"io": "compared", "solver": "new"}
+
+
+def test_expectation_met_is_silent(rng: np.random.Generator) -> None:
+    expected = [Expectation("*", {"p": (Fraction(1), 1)}, "p log p")]
+    comparison = compare([series(lambda p: 1 + 0.1 * p, rng)], [series(lambda p: 1 + 0.1 * p, rng)], TARGET,
+                         settings=FAST, expectations=expected)
+    assert "expectation" not in kinds(comparison.findings)
+
+
+def test_verdict_is_reproducible_and_independent_of_other_kernels(rng: np.random.Generator) -> None:
+    base = [series(lambda p: 1 + 0.1 * p, rng, "a"), series(lambda p: 1 + 0.1 * p, rng, "b")]
+    cand = [series(lambda p: 1 + 0.05 * p**1.5, rng, "a"), series(lambda p: 1 + 0.1 * p, rng, "b")]
+    first = compare(base, cand, TARGET, settings=FAST)
+    again = compare(base, cand, TARGET, settings=FAST)
+    alone = compare(base[:1], cand[:1], TARGET, settings=FAST)
+    assert first.kernels[0].growth_up == again.kernels[0].growth_up == alone.kernels[0].growth_up
+    assert first.kernels[0].bound == again.kernels[0].bound == alone.kernels[0].bound
+    other = compare(base, cand, TARGET, settings=CompareOptions(resamples=60, seed=1))
+    assert other.kernels[0].bound != first.kernels[0].bound
+
+
+def test_removed_and_unmodeled_kernels_are_listed(rng: np.random.Generator) -> None:
+    base = [series(lambda p: 1 + p, rng, "gone"), series(lambda p: 1 + p, rng, "short")]
+    cand = [series(lambda p: 1 + p, rng, "short", points=P[:2])]
+    comparison = compare(base, cand, TARGET, settings=FAST)
+    status = {k.kernel: (k.status, k.note) for k in comparison.kernels}
+    assert status["gone"][0] == "removed"
+    assert status["short"][0] == "unmodeled" and "distinct value" in status["short"][1]
+
+
+def test_new_segmentation_is_reported(rng: np.random.Generator) -> None:
+    x = np.arange(1.0, 13.0)
+    before = lambda p: 1 + 0.5 * p  # noqa: E731
+    after = lambda p: np.where(p <= 6, 1 + 0.5 * p, 4 + 5 * (p - 6))  # noqa: E731
+    comparison = compare([series(before, rng, noise=0.01, points=x)], [series(after, rng, noise=0.01, points=x)],
+                         {"p": 24.0}, settings=FAST)
+    segmentation = [f for f in comparison.findings if f.kind == "segmentation"]
+    assert segmentation and "now changes at" in segmentation[0].message
+
+
+def test_gate_fails_only_on_configured_kinds(rng: np.random.Generator) -> None:
+    comparison = compare([series(lambda p: 1 + 0.1 * p, rng)], [series(lambda p: 1 + 0.05 * p**1.5, rng)], TARGET,
+                         settings=FAST)
+    assert verdict(comparison).failed
+    report_only = verdict(comparison, fail_on=())
+    assert not report_only.failed and {f.severity for f in report_only.findings} == {"warning"}
+    growth_only = verdict(comparison, fail_on=("growth",))
+    assert [f.kind for f in growth_only.failures] == ["growth"]
+    with pytest.raises(ValueError, match="improvement"):
+        verdict(comparison, fail_on=("improvement",))
+
+
+def test_no_repetitions_uses_a_parametric_bootstrap(rng: np.random.Generator) -> None:
+    def single(function: Callable[[np.ndarray], np.ndarray]) -> Series:
+        return Series("k", "time", ("p",), P[:, None], (function(P) * (1 + 0.02 * rng.standard_normal(P.size)))[:, None])
+
+    comparison = compare([single(lambda p: 1 + 0.1 * p)], [single(lambda p: 1 + 0.1 * p**2)], TARGET, settings=FAST)
+    assert "growth" in kinds(comparison.findings)
+    assert comparison.kernels[0].bound is not None
+
+
+def test_neighbourhood_moves_each_exponent_and_drops_terms() -> None:
+    spec = ModelSpec((term(1),))
+    found = neighbourhood(spec, DEFAULT_BUILDING_BLOCKS)
+    leads = {s.terms[0].factors[0].order for s in found if s.terms}
+    # sorted by asymptotic order: .. p^(3/4) log2(p)^2 < p^(4/5) < p < p log2(p) < p log2(p)^2
+    assert leads == {(Fraction(1), 0), (Fraction(4, 5), 0), (Fraction(3, 4), 2), (Fraction(1), 1), (Fraction(1), 2)}
+    assert ModelSpec() in found
+    two = neighbourhood(ModelSpec((term(1), term(2))), DEFAULT_BUILDING_BLOCKS)
+    assert ModelSpec((term(1),)) in two and ModelSpec((term(2),)) in two
+    assert all(len(set(s.terms)) == len(s.terms) for s in two)
+
+
+def test_capped_lowers_only_what_grows_too_fast() -> None:
+    spec = ModelSpec((term(2), term(Fraction(1, 2), 1)))
+    assert capped(spec, {"p": (Fraction(1), 1)}, ("p",)) == ModelSpec((term(1, 1), term(Fraction(1, 2), 1)))
+    assert capped(spec, {"p": (Fraction(0), 0)}, ("p",)) == ModelSpec()
+
+
+def test_resample_draws_within_each_point(rng: np.random.Generator) -> None:
+    values = np.array([[1.0, 2.0, np.nan], [10.0, 20.0, 30.0]])
+    drawn = resample(values, 200, rng)
+    assert drawn.shape == (200, 2, 3)
+    assert np.all(np.isnan(drawn[:, 0, 2]))
+    assert set(np.unique(drawn[:, 0, :2])) == {1.0, 2.0}
+    assert set(np.unique(drawn[:, 1])) == {10.0, 20.0, 30.0}
