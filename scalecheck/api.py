@@ -1,4 +1,5 @@
-"""L5: the use cases, as a Python API. `fit_models` reads measurement files (or takes a `Run`) and models them.
+"""L5: the use cases, as a Python API: `fit_models` (model measurement files), `check` (compare a candidate with
+its baseline and decide), `record` and `history` (measurements per commit in git).
 
     >>> from scalecheck.api import fit_models
     >>> table = fit_models(["examples/mpi_data_mean.txt"], target={"p": 65536})
@@ -9,18 +10,28 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from scalecheck.config import Config
+from scalecheck.core.compare import CompareOptions, Expectation, compare
+from scalecheck.core.gate import verdict
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
-from scalecheck.data.measurement import Run
+from scalecheck.data.growth import parse_growth
+from scalecheck.data.measurement import Run, Series
 from scalecheck.data.outcome import ModelTable
-from scalecheck.errors import ConfigError
+from scalecheck.data.verdict import Verdict
+from scalecheck.errors import ConfigError, HistoryError, InputError, Location
 from scalecheck.formats import read_many
+from scalecheck.history.store import Store
+from scalecheck.report.check_report import CheckContext
+from scalecheck.report.history_report import HistoryEntry
 
 
 def fit_models(
@@ -90,3 +101,153 @@ def _nothing_selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) 
     if kernels:
         wanted.append(f"kernel {' or '.join(kernels)} (the file has {shown})")
     return "no measurements match " + " and ".join(wanted)
+
+
+# --- the CI check ------------------------------------------------------------------------------------------------
+
+TARGET_FACTOR = 4.0  # without a configured target, predictions are made at this multiple of the largest value
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A check's verdict and what it compared."""
+
+    verdict: Verdict
+    context: CheckContext
+
+
+def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | Run | None, config: Config, *,
+          cwd: Path | None = None, env: Mapping[str, str] | None = None) -> CheckResult:
+    """Compare the candidate's measurements with the baseline's and decide (see `scalecheck.core.compare`).
+
+    `candidate`: measurement files, a `Run`, or None for the files `config.measurements` names. `baseline`: a
+    measurement file, a git ref (its merge-base with HEAD, walking back to the nearest commit with measurements),
+    a `Run`, or None for the pull request's base branch in GitHub Actions (GITHUB_BASE_REF).
+    """
+    cwd = Path.cwd() if cwd is None else cwd
+    env = os.environ if env is None else env
+    cand_run, cand_label = _candidate(candidate, config)
+    base_run, base_label = _baseline(baseline, config, cwd, env)
+    if base_run.parameters != cand_run.parameters:
+        raise InputError(f"the baseline's parameters ({', '.join(base_run.parameters)}) differ from the "
+                         f"candidate's ({', '.join(cand_run.parameters)})",
+                         fix="compare measurements taken with the same parameters")
+    cand_series, base_series = _selected(cand_run, config), _selected(base_run, config)
+    if not cand_series:
+        raise ConfigError(_nothing_selected(cand_run, config.metrics, config.kernels),
+                          fix="check the metrics and kernels settings against the names above")
+    target, note = _target(config, cand_run)
+    expectations = [_expectation(pattern, text, cand_run.parameters) for pattern, text in config.expectations]
+    settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
+    comparison = compare(base_series, cand_series, target, config.fit_options(),
+                         SegmentOptions() if config.segmentation else None, settings, expectations)
+    context = CheckContext(base_label, cand_label, note, {"threshold": config.threshold,
+                                                           "confidence": config.confidence})
+    return CheckResult(verdict(comparison, config.fail_on), context)
+
+
+def _candidate(candidate: Sequence[str | Path] | Run | None, config: Config) -> tuple[Run, str]:
+    if isinstance(candidate, Run):
+        return candidate, "measurements given"
+    paths = [Path(p) for p in candidate] if candidate else _configured_files(config)
+    return read_many(paths, config.format), ", ".join(str(p) for p in paths)
+
+
+def _configured_files(config: Config) -> list[Path]:
+    if not config.measurements:
+        raise ConfigError("no candidate measurements: no files given and no `measurements` setting",
+                          fix="name the measurement files, or set measurements = [\"bench/*.json\"] in "
+                              "[tool.scalecheck]")
+    found = sorted({p for pattern in config.measurements for p in config.root.glob(pattern) if p.is_file()})
+    if not found:
+        raise ConfigError(f"no file matches measurements = {list(config.measurements)} in {config.root}",
+                          where=Location(config.source) if config.source else None,
+                          fix="run the benchmarks first, or correct the patterns")
+    return found
+
+
+def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path,
+              env: Mapping[str, str]) -> tuple[Run, str]:
+    if isinstance(baseline, Run):
+        return baseline, "measurements given"
+    if baseline is not None and Path(baseline).is_file():
+        return read_many([Path(baseline)], config.format), f"file {baseline}"
+    store = open_store(config, cwd)
+    try:
+        ref = str(baseline) if baseline is not None else store.default_base(env)
+        if ref is None:
+            raise ConfigError("no baseline given", fix="pass --baseline REF_OR_FILE, e.g. --baseline origin/main "
+                                                       "or --baseline baseline.json")
+        sha, how = store.baseline(ref)
+        run = store.read(sha)
+        if run is None:  # the walk found it, so this is a store bug, not a user error
+            raise RuntimeError(f"store.baseline returned {sha}, which has no measurements")
+        return run, how
+    finally:
+        store.close()
+
+
+def open_store(config: Config, cwd: Path) -> Store:
+    """The git store of the repository around `cwd`, with the measurement patterns made relative to its top."""
+    root = config.root.resolve()
+    top = next((p for p in (root, *root.parents) if (p / ".git").exists()), None)
+    prefix = root.relative_to(top).as_posix() if top is not None and top != root else ""
+    patterns = [f"{prefix}/{p}" if prefix else p for p in config.measurements]
+    return Store(cwd, data_branch=config.data_branch, measurements=patterns, fmt=config.format, kind=config.store)
+
+
+def _selected(run: Run, config: Config) -> list[Series]:
+    return [s for s in run.series if (not config.metrics or s.metric in config.metrics)
+            and (not config.kernels or any(fnmatch.fnmatchcase(s.kernel, p) for p in config.kernels))]
+
+
+def _target(config: Config, run: Run) -> tuple[dict[str, float], str]:
+    if config.target is not None:
+        check_target(config.target, run.parameters)
+        return dict(config.target), ""
+    largest = np.max(np.vstack([s.points for s in run.series]), axis=0)
+    target = {name: float(TARGET_FACTOR * value) for name, value in zip(run.parameters, largest)}
+    return target, f"{TARGET_FACTOR:g}x the largest measured value; set target in [tool.scalecheck] or --target"
+
+
+def _expectation(pattern: str, text: str, parameters: Sequence[str]) -> Expectation:
+    try:
+        return Expectation(pattern, parse_growth(text, parameters), text)
+    except ValueError as err:
+        raise ConfigError(f"expectation '{pattern}' = '{text}': {err}",
+                          fix=f"write the growth in the measured parameters ({', '.join(parameters)}), "
+                              "e.g. 'p log p'") from None
+
+
+# --- history in git ----------------------------------------------------------------------------------------------
+
+def record(files: Sequence[str | Path] | None, commit: str, config: Config, *, cwd: Path | None = None
+           ) -> tuple[str, str, Run]:
+    """Store the measurements of `commit` on the data branch; returns (commit sha, data-branch commit sha, run)."""
+    run = read_many([Path(p) for p in files] if files else _configured_files(config), config.format)
+    store = open_store(config, Path.cwd() if cwd is None else cwd)
+    try:
+        sha = store.resolve(commit)
+        return sha, store.record(run, sha), run
+    finally:
+        store.close()
+
+
+def history(ref: str, config: Config, *, limit: int = 50, cwd: Path | None = None) -> list[HistoryEntry]:
+    """Models of every measured commit on the first-parent line of `ref`, oldest first."""
+    store = open_store(config, Path.cwd() if cwd is None else cwd)
+    try:
+        found = store.commits_with_measurements(ref, limit=limit)
+        if not found:
+            raise HistoryError(f"no measurements recorded on the first-parent history of '{ref}'",
+                               fix="record some with `scalecheck record FILE --commit REF`")
+        entries = []
+        for sha, run in reversed(found):
+            series = _selected(run, config)
+            table = ModelTable(run.parameters, tuple(fit_kernels(series, config.fit_options(),
+                               SegmentOptions() if config.segmentation else None)), None) if series else \
+                ModelTable(run.parameters, ())
+            entries.append(HistoryEntry(sha, store.describe(sha), table))
+        return entries
+    finally:
+        store.close()

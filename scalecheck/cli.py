@@ -97,7 +97,193 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--no-segmentation", action="store_true",
                      help="do not search for change points: one model per kernel over all its points")
     model.set_defaults(run=_model)
+    _add_check(commands)
+    _add_record(commands)
+    _add_history(commands)
     return parser
+
+
+_CHECK_EPILOG = """\
+examples:
+  scalecheck check bench/results.json --baseline origin/main
+  scalecheck check new.json --baseline old.json --target p=4096 --json check.json
+  scalecheck check --expect 'solver->*=p log p' --fail-on growth,expectation
+
+The baseline is a measurement file, or a git ref: scalecheck takes the merge-base of
+HEAD and that ref and walks back its first-parent history to the nearest commit with
+measurements (on the data branch written by `scalecheck record`, or committed files
+named by the measurements setting), and says which commit it used. In GitHub Actions
+the pull request's base branch is the default.
+
+Findings, per (kernel, metric):
+  growth       the lead-order growth rose (e.g. p -> p^(3/2)); a test of whether one
+               model class fits both commits, and the bootstrap probability
+  prediction   slower at the target scale: the lower confidence bound of the ratio
+               candidate/baseline exceeds 1 + threshold
+  expectation  grows faster than configured ([tool.scalecheck.expectations])
+  measured     slower at the measured points (rank tests, median ratio > 1 + threshold)
+  segmentation the trend now changes at some scale
+  improvement  growth or prediction down (reported, never fails)
+p-values of all kernels are adjusted together (Benjamini-Hochberg); resamples are
+seeded, so the verdict is reproducible.
+
+Settings come from [tool.scalecheck] in pyproject.toml or from scalecheck.toml (found
+from the working folder upwards); every flag below overrides its setting.
+
+exit status: 0 pass, 1 a new scalability problem, 2 bad input or usage, 3 internal error.
+"""
+
+
+def _add_settings(parser: argparse.ArgumentParser) -> None:
+    """Flags that override [tool.scalecheck] settings (default None: keep the file's value)."""
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="settings file (pyproject.toml or scalecheck.toml; default: found from the working "
+                             "folder upwards)")
+    parser.add_argument("--format", choices=FORMAT_NAMES, metavar="NAME",
+                        help=f"read measurement files in this format: {', '.join(FORMAT_NAMES)}")
+    parser.add_argument("--store", choices=("auto", "branch", "repo"),
+                        help="where measurements of past commits are: the data branch, files committed in the "
+                             "repository, or auto (branch first; default)")
+    parser.add_argument("--data-branch", metavar="BRANCH", help="data branch name (default: scalecheck-data)")
+
+
+def _add_check(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    check = commands.add_parser(
+        "check", help="compare measurements against a baseline and fail on a new scalability problem",
+        description="Model the candidate's and the baseline's measurements, compare every (kernel, metric) with "
+                    "noise-aware statistics, and fail (exit status 1) on a new scalability problem.",
+        epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("files", nargs="*", metavar="CANDIDATE", type=Path,
+                       help="the candidate's measurement files (default: the measurements setting)")
+    check.add_argument("--baseline", metavar="REF_OR_FILE",
+                       help="a measurement file or a git ref (default in GitHub Actions: the pull request's base "
+                            "branch)")
+    check.add_argument("--json", type=Path, metavar="OUT", help="also write the verdict as JSON (atomically)")
+    _add_settings(check)
+    check.add_argument("--target", metavar="P=V[,Q=W]",
+                       help="scale to compare predictions at (default: 4x the largest measured value)")
+    check.add_argument("--metric", action="append", metavar="M", help="check only this metric (repeatable)")
+    check.add_argument("--kernel", action="append", metavar="GLOB", help="check only matching kernels (repeatable)")
+    gate = check.add_argument_group("gate")
+    gate.add_argument("--threshold", type=float, metavar="X",
+                      help="relative slowdown that counts as a regression (default 0.10)")
+    gate.add_argument("--confidence", type=float, metavar="C",
+                      help="confidence of bounds and probabilities; 1 - C is the false discovery rate "
+                           "(default 0.95)")
+    gate.add_argument("--bootstrap", type=int, metavar="N", help="resamples per kernel and side (default 200)")
+    gate.add_argument("--seed", type=int, metavar="S", help="seed of the resampling (default 0)")
+    gate.add_argument("--fail-on", metavar="KINDS",
+                      help="comma-separated kinds that fail the build (default growth,prediction,expectation; "
+                           "'' to only report)")
+    gate.add_argument("--expect", action="append", metavar="GLOB=GROWTH",
+                      help="kernels matching GLOB must grow no faster than GROWTH, e.g. 'solver->*=p log p' "
+                           "(repeatable; replaces the configured expectations)")
+    fit = check.add_argument_group("model search")
+    fit.add_argument("--aggregate", choices=("mean", "median", "min"), help="statistic of the repetitions")
+    fit.add_argument("--max-terms", type=int, metavar="N", help="most terms per parameter (default 2)")
+    fit.add_argument("--alpha", type=float, metavar="A", help="significance level of the model search (0.01)")
+    fit.add_argument("--no-segmentation", action="store_true", default=None,
+                     help="do not search for change points")
+    check.set_defaults(run=_check)
+
+
+def _add_record(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    record = commands.add_parser(
+        "record", help="store a commit's measurements on the data branch",
+        description="Commit the measurement files, converted to scalecheck's JSON, to the data branch as "
+                    "<commit sha>.json, without touching the working tree or the index. Push the branch to share "
+                    "it (git push origin scalecheck-data).",
+        epilog="example:\n  scalecheck record bench/results.json --commit HEAD\n\nexit status: 0 recorded, "
+               "2 bad input or usage, 3 internal error.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    record.add_argument("files", nargs="*", metavar="FILE", type=Path,
+                        help="measurement files (default: the measurements setting)")
+    record.add_argument("--commit", default="HEAD", metavar="REF", help="the commit measured (default HEAD)")
+    _add_settings(record)
+    record.set_defaults(run=_record)
+
+
+def _add_history(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    history = commands.add_parser(
+        "history", help="each kernel's model and growth over the measured commits",
+        description="Model the measurements of every commit on the first-parent history of REF that has some, "
+                    "and show each kernel's growth class per commit and the commits where it changed.",
+        epilog="example:\n  scalecheck history --ref main --kernel 'solver->*'\n\nexit status: 0 success, "
+               "2 bad input or usage, 3 internal error.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    history.add_argument("--ref", default="HEAD", help="where the walk starts (default HEAD)")
+    history.add_argument("--kernel", action="append", metavar="GLOB", help="only matching kernels (repeatable)")
+    history.add_argument("--metric", action="append", metavar="M", help="only this metric (repeatable)")
+    history.add_argument("--limit", type=int, default=50, metavar="N",
+                         help="most measured commits to show (default 50)")
+    history.add_argument("--json", type=Path, metavar="OUT", help="also write the history as JSON (atomically)")
+    _add_settings(history)
+    history.set_defaults(run=_history)
+
+
+def _settings(args: argparse.Namespace):  # -> Config (imported lazily)
+    from scalecheck.api import parse_target
+    from scalecheck.config import load_config
+
+    config = load_config(args.config)
+    given = {name: getattr(args, name, None) for name in ("format", "store", "data_branch", "threshold",
+                                                           "confidence", "bootstrap", "seed", "aggregate",
+                                                           "max_terms", "alpha")}
+    if getattr(args, "target", None) is not None:
+        given["target"] = parse_target(args.target)
+    if getattr(args, "metric", None):
+        given["metrics"] = tuple(args.metric)
+    if getattr(args, "kernel", None):
+        given["kernels"] = tuple(args.kernel)
+    if getattr(args, "fail_on", None) is not None:
+        given["fail_on"] = tuple(k.strip() for k in args.fail_on.split(",") if k.strip())
+    if getattr(args, "expect", None):
+        given["expectations"] = tuple(_expect(item) for item in args.expect)
+    if getattr(args, "no_segmentation", None):
+        given["segmentation"] = False
+    return config.with_overrides(**given)
+
+
+def _expect(item: str) -> tuple[str, str]:
+    pattern, sep, growth = item.rpartition("=")
+    if not sep or not pattern.strip() or not growth.strip():
+        raise ConfigError(f"--expect: cannot read '{item}'", fix="write --expect 'GLOB=GROWTH', e.g. "
+                                                                 "--expect 'solver->*=p log p'")
+    return pattern.strip(), growth.strip()
+
+
+def _check(args: argparse.Namespace) -> int:
+    from scalecheck.api import check
+    from scalecheck.report.check_report import render_check_json, render_check_text
+    from scalecheck.report.output import write_atomic
+
+    result = check(args.files, args.baseline, _settings(args))
+    if args.json is not None:
+        write_atomic(args.json, render_check_json(result.verdict, result.context))
+    sys.stdout.write(render_check_text(result.verdict, result.context))
+    return REGRESSION if result.verdict.failed else OK
+
+
+def _record(args: argparse.Namespace) -> int:
+    from scalecheck.api import record
+
+    config = _settings(args)
+    sha, data_sha, run = record(args.files, args.commit, config)
+    print(f"recorded {len(run.series)} series for commit {sha[:7]} on branch '{config.data_branch}' "
+          f"(data commit {data_sha[:7]}); share it with: git push origin {config.data_branch}")
+    return OK
+
+
+def _history(args: argparse.Namespace) -> int:
+    from scalecheck.api import history
+    from scalecheck.report.history_report import render_history_json, render_history_text
+    from scalecheck.report.output import write_atomic
+
+    if args.limit < 1:
+        raise ConfigError(f"--limit must be at least 1, got {args.limit}", fix="use --limit 1 or more")
+    entries = history(args.ref, _settings(args), limit=args.limit)
+    if args.json is not None:
+        write_atomic(args.json, render_history_json(entries))
+    sys.stdout.write(render_history_text(entries))
+    return OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -135,22 +321,15 @@ def _model(args: argparse.Namespace) -> int:
 
 
 def _fit_options(args: argparse.Namespace):  # -> FitOptions (imported lazily)
+    from scalecheck.config import building_blocks
     from scalecheck.core.search import FitOptions
-    from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS
 
     if args.max_terms < 1:
         raise ConfigError(f"--max-terms must be at least 1, got {args.max_terms}", fix="use --max-terms 1 or more")
     if not 0 < args.alpha < 1:
         raise ConfigError(f"--alpha must be between 0 and 1, got {args.alpha}", fix="use a level such as 0.01")
-    blocks = DEFAULT_BUILDING_BLOCKS
-    if args.exponents is not None or args.log_exponents is not None:
-        powers = _fractions("--exponents", args.exponents) if args.exponents else sorted({b[0] for b in blocks})
-        logs = _fractions("--log-exponents", args.log_exponents) if args.log_exponents else [Fraction(0), 1, 2]
-        blocks = tuple((i, int(j) if Fraction(j).denominator == 1 else Fraction(j)) for i in powers for j in logs
-                       if i or j)
-        if not blocks:
-            raise ConfigError("the exponent lists leave no term to search",
-                              fix="give at least one exponent other than 0")
+    blocks = building_blocks(_fractions("--exponents", args.exponents) if args.exponents else None,
+                             _fractions("--log-exponents", args.log_exponents) if args.log_exponents else None)
     return FitOptions(building_blocks=blocks, max_terms=args.max_terms, allow_decreasing=args.allow_decreasing,
                       aggregate=args.aggregate, alpha=args.alpha, refine=args.refine)
 
