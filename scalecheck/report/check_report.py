@@ -64,7 +64,7 @@ def _headline(verdict: Verdict) -> str:
 def _row(f: Finding) -> tuple[str, ...]:
     ratio = "" if f.ratio is None else f"{f.ratio:.3g}x" + ("" if f.bound is None else f" (>= {f.bound:.3g}x)")
     return (f.severity, f.kind, f.kernel, f.metric, f.baseline_growth or "", f.candidate_growth or "", ratio,
-            _share(f.probability), "" if f.q_value is None else f"{f.q_value:.2g}")
+            _share(f.probability), "" if f.q_value is None else f"{f.q_value:.2g}" if f.q_value > 0 else "<1e-300")
 
 
 def _share(value: float | None) -> str:
