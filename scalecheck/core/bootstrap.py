@@ -15,6 +15,7 @@ measured data does not win on a resample of the same data.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -44,6 +45,11 @@ class Resampled:
         """(B,) value of the selected model at the target scale."""
         return np.asarray(self.predictions[self.chosen, np.arange(self.chosen.size)])
 
+    def take(self, columns: slice) -> Resampled:
+        """The same selection restricted to some resamples."""
+        return Resampled(self.specs, self.chosen[columns], self.criterion[:, columns], self.wrss[:, columns],
+                         self.noise[columns], self.dof[columns], self.predictions[:, columns])
+
     def growth(self, parameters: Sequence[str]) -> list[dict[str, Exponents]]:
         """Lead-order growth of the selected hypothesis, per resample."""
         orders = [{name: spec.lead_order(k) for k, name in enumerate(parameters)} for spec in self.specs]
@@ -53,6 +59,11 @@ class Resampled:
 def neighbourhood(spec: ModelSpec, blocks: Sequence[Exponents], steps: int = STEPS) -> list[ModelSpec]:
     """`spec`, the specs with one exponent pair moved up to `steps` places along `blocks` (sorted by asymptotic
     order), and the specs with one term dropped. Terms never repeat within a spec."""
+    return list(_neighbourhood(spec, tuple(blocks), steps))
+
+
+@functools.lru_cache(maxsize=4096)
+def _neighbourhood(spec: ModelSpec, blocks: tuple[Exponents, ...], steps: int) -> tuple[ModelSpec, ...]:
     ordered = sorted(set(blocks))
     out = [spec]
     for t, term in enumerate(spec.terms):
@@ -69,7 +80,7 @@ def neighbourhood(spec: ModelSpec, blocks: Sequence[Exponents], steps: int = STE
                 moved = Term(term.factors[:f] + (Factor(factor.param, Fraction(i), j),) + term.factors[f + 1:])
                 if moved not in rest:
                     out.append(ModelSpec(rest[:t] + (moved,) + rest[t:]))
-    return out
+    return tuple(out)
 
 
 def expectation_spec(growth: Mapping[str, Exponents], parameters: Sequence[str]) -> ModelSpec:
@@ -161,8 +172,8 @@ def reselect(points: np.ndarray, samples: np.ndarray, specs: Sequence[ModelSpec]
         loo[members], wrss[members] = scored.loo, scored.wrss
         basis = np.stack([specs[int(h)].basis(target[None])[0] for h in members])  # (H_s, k)
         at_target[members] = np.einsum("hk,hbk->hb", basis, scored.batch.coef)
-    best, _ = decide(loo, wrss, sizes, stats, options)
     total, sigma2 = criterion(loo, wrss, sizes, stats, options)
+    best, _ = decide(loo, wrss, sizes, stats, options, (total, sigma2))
     return Resampled(tuple(specs), best, total, wrss, sigma2, stats.dof, at_target)
 
 

@@ -38,7 +38,7 @@ from scalecheck.core.search import FitOptions, PointStats, design, noise_and_pen
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.data.growth import exceeds
 from scalecheck.data.measurement import Series
-from scalecheck.data.outcome import KernelModel
+from scalecheck.data.outcome import FittedModel, KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec, format_growth
 from scalecheck.data.verdict import Comparison, Finding, KernelComparison
 
@@ -77,6 +77,7 @@ class _Side:
     """One side's data over the range its growth is read from (the last segment of a segmented kernel)."""
 
     model: KernelModel
+    fitted: FittedModel  # the model its growth is read from: the last segment's, or the whole series'
     points: np.ndarray  # (n, m)
     values: np.ndarray  # (n, r)
     stats: PointStats  # of this one kernel on `points`
@@ -142,8 +143,8 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
         status = "new" if base is None else "unmodeled"
         return KernelComparison(*key, unit, status, base_model, cand_model, expectation=text,
                                 note=f"candidate: {cand_model.note}"), tests, plain
-    c = _side(cand, cand_model)
-    specs = neighbourhood(cand_model.model.spec, options.building_blocks)  # type: ignore[union-attr]
+    c = _side(cand, cand_model, options)
+    specs = neighbourhood(c.fitted.spec, options.building_blocks)
     if expected is not None:
         specs.append(expectation_spec(expected.growth, cand.parameters))
     if base is None or base_model is None or not base_model.ok:
@@ -151,21 +152,18 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
         kc = KernelComparison(*key, unit, "new" if base is None else "unmodeled", base_model, cand_model,
                               expectation=text, note=note)
         if expected is not None:
-            boot = _bootstrap(c, hypotheses(specs, c.points, target), target, options, settings, rng)
+            _, boot = _bootstrap(c, hypotheses(specs, c.points, target), target, options, settings, rng)
             tests += _expectation_test(key, c, boot, expected, options, settings)
         return kc, tests, plain
-    b = _side(base, base_model)
-    specs += neighbourhood(base_model.model.spec, options.building_blocks)  # type: ignore[union-attr]
+    b = _side(base, base_model, options)
+    specs += neighbourhood(b.fitted.spec, options.building_blocks)
     union = hypotheses(specs, np.vstack([b.points, c.points]), target)
-    boot_b = _bootstrap(b, union, target, options, settings, rng)
-    boot_c = _bootstrap(c, union, target, options, settings, rng)
+    one_b, boot_b = _bootstrap(b, union, target, options, settings, rng)
+    one_c, boot_c = _bootstrap(c, union, target, options, settings, rng)
     names = cand.parameters
-    growth_b, growth_c = boot_b.growth(names), boot_c.growth(names)
-    up = float(np.mean([exceeds(gc, gb) for gb, gc in zip(growth_b, growth_c)]))
-    down = float(np.mean([exceeds(gb, gc) for gb, gc in zip(growth_b, growth_c)]))
-    g_b, g_c = _growth(b.model), _growth(c.model)
-    one_b, one_c = (reselect(side.points, side.values[None], union, target, options) for side in (b, c))
-    p_change = _change_test(one_b, one_c, union, b.model, c.model, len(options.building_blocks))
+    up, down = _growth_shares(boot_b, boot_c, names)
+    g_b, g_c = b.fitted.growth(), c.fitted.growth()
+    p_change = _change_test(one_b, one_c, union, b.fitted, c.fitted, len(options.building_blocks))
     level = 1 - settings.confidence
     improved = exceeds(g_b, g_c) and down >= settings.confidence and p_change <= level
     differs = (exceeds(g_c, g_b) and up >= settings.confidence and p_change <= level) or improved
@@ -175,7 +173,7 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
                           basis=basis)
     where = ", ".join(f"{k}={v:g}" for k, v in zip(names, target))
     confidence = f"{settings.confidence:.0%} confidence"
-    evidence = {"baseline": _formula(b.model), "candidate": _formula(c.model)}
+    evidence = {"baseline": b.fitted.formula(), "candidate": c.fitted.formula()}
     template = Finding(*key, "growth", "", baseline_growth=format_growth(g_b), candidate_growth=format_growth(g_c),
                        ratio=ratio, bound=bound, evidence=evidence)
     tests.append(_Test(key, "growth", p_change if exceeds(g_c, g_b) else 1.0, replace(
@@ -201,34 +199,47 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
     return kc, tests, plain
 
 
-def _growth(model: KernelModel) -> dict[str, Exponents]:
-    return model.model.growth() if model.model is not None else {}
+def _side(series: Series, model: KernelModel, options: FitOptions) -> _Side:
+    """The data a side's growth is read from: all points, or the last segment's of a segmented kernel.
 
-
-def _formula(model: KernelModel) -> str:
-    return model.model.formula() if model.model is not None else ""
-
-
-def _side(series: Series, model: KernelModel) -> _Side:
-    """The data a side's growth is read from: all points, or the last segment's of a segmented kernel."""
+    A last segment with too few points for a reliable model (status "insufficient") says little about the growth
+    at scale, so such a kernel is compared over all its points, with one model.
+    """
     keep = np.ones(series.points.shape[0], dtype=bool)
-    if model.segmented:
+    fitted = model.model
+    if model.segmented and model.segments[-1].status == "ok":
         last = model.segments[-1]
         keep = (series.points[:, 0] >= last.start) & (series.points[:, 0] <= last.end)
+    elif model.segmented:
+        fitted = fit_kernels([series], options, None)[0].model
+    if fitted is None:
+        raise ValueError(f"kernel {series.kernel!r} has no model to compare")
     values = series.values[keep]
     values = values[:, : max(1, int(np.max(np.sum(~np.isnan(values), axis=1))))]
-    return _Side(model, series.points[keep], values, point_stats(values[None]))
+    return _Side(model, fitted, series.points[keep], values, point_stats(values[None]))
 
 
 def _bootstrap(side: _Side, specs: list[ModelSpec], target: np.ndarray, options: FitOptions,
-               settings: CompareOptions, rng: np.random.Generator) -> Resampled:
-    """Selection among `specs` re-run on resamples of one side (parametric when there are no repetitions)."""
+               settings: CompareOptions, rng: np.random.Generator) -> tuple[Resampled, Resampled]:
+    """Selection among `specs` on the data itself and re-run on resamples of it (parametric when there are no
+    repetitions), in one batch: (on the data, on the resamples)."""
     if side.values.shape[1] > 1:
         samples = resample(side.values, settings.resamples, rng)
     else:
-        fitted = side.model.model.predict(side.points)  # type: ignore[union-attr]
+        fitted = side.fitted.predict(side.points)
         samples = jitter(fitted, residual_spread(side.stats, fitted), settings.resamples, rng)
-    return reselect(side.points, samples, specs, target, options)
+    both = reselect(side.points, np.concatenate([side.values[None], samples]), specs, target, options)
+    return both.take(slice(0, 1)), both.take(slice(1, None))
+
+
+def _growth_shares(boot_b: Resampled, boot_c: Resampled, names: Sequence[str]) -> tuple[float, float]:
+    """Shares of paired resamples in which the candidate grows faster / slower than the baseline."""
+    orders = [{name: spec.lead_order(k) for k, name in enumerate(names)} for spec in boot_b.specs]
+    pairs, counts = np.unique(np.stack([boot_b.chosen, boot_c.chosen]), axis=1, return_counts=True)
+    up = sum(int(n) for (hb, hc), n in zip(pairs.T, counts) if exceeds(orders[hc], orders[hb]))
+    down = sum(int(n) for (hb, hc), n in zip(pairs.T, counts) if exceeds(orders[hb], orders[hc]))
+    total = boot_b.chosen.size
+    return up / total, down / total
 
 
 def _restricted_test(side: _Side, specs: list[ModelSpec], bound: Mapping[str, Exponents],
@@ -241,8 +252,7 @@ def _restricted_test(side: _Side, specs: list[ModelSpec], bound: Mapping[str, Ex
     """
     from scipy import special
 
-    names = side.model.model.parameters  # type: ignore[union-attr]
-    chosen = side.model.model.spec  # type: ignore[union-attr]
+    names, chosen = side.fitted.parameters, side.fitted.spec
     allowed = [s for s in specs if not exceeds(_orders(s, names), bound)]
     allowed += [capped(chosen, bound, names)]
     wrss: dict[ModelSpec, float] = {}
@@ -261,8 +271,8 @@ def _restricted_test(side: _Side, specs: list[ModelSpec], bound: Mapping[str, Ex
     return float(special.fdtrc(1.0, dof, statistic) if dof > 0 else special.chdtrc(1.0, statistic))
 
 
-def _change_test(one_b: Resampled, one_c: Resampled, specs: list[ModelSpec], base: KernelModel,
-                 cand: KernelModel, searched: int) -> float:
+def _change_test(one_b: Resampled, one_c: Resampled, specs: list[ModelSpec], base: FittedModel,
+                 cand: FittedModel, searched: int) -> float:
     """p-value that the two commits need different model classes (the growth changed).
 
     Null hypothesis: one hypothesis, with its own coefficients on each side, describes both commits. Statistic:
@@ -275,8 +285,7 @@ def _change_test(one_b: Resampled, one_c: Resampled, specs: list[ModelSpec], bas
     from scipy import special
 
     try:
-        own_b = specs.index(base.model.spec)  # type: ignore[union-attr]
-        own_c = specs.index(cand.model.spec)  # type: ignore[union-attr]
+        own_b, own_c = specs.index(base.spec), specs.index(cand.spec)
     except ValueError:
         return 1.0
     s_b, s_c = one_b.wrss[:, 0] / one_b.noise[0], one_c.wrss[:, 0] / one_c.noise[0]
@@ -296,8 +305,8 @@ def _orders(spec: ModelSpec, names: Sequence[str]) -> dict[str, Exponents]:
 def _expectation_test(key: Key, side: _Side, boot: Resampled, expected: Expectation, options: FitOptions,
                       settings: CompareOptions, specs: list[ModelSpec] | None = None) -> list[_Test]:
     """The candidate grows faster than the configured expectation."""
-    names = side.model.model.parameters  # type: ignore[union-attr]
-    growth = _growth(side.model)
+    names = side.fitted.parameters
+    growth = side.fitted.growth()
     if not exceeds(growth, expected.growth):
         return [_Test(key, "expectation", 1.0, Finding(*key, "expectation", "within the expectation"), False)]
     specs = list(boot.specs) if specs is None else specs
@@ -306,7 +315,7 @@ def _expectation_test(key: Key, side: _Side, boot: Resampled, expected: Expectat
     finding = Finding(*key, "expectation", f"grows as {format_growth(growth)}, faster than the expected "
                       f"{expected.text} (pattern '{expected.pattern}')", probability=share,
                       candidate_growth=format_growth(growth),
-                      evidence={"candidate": _formula(side.model), "expected": expected.text})
+                      evidence={"candidate": side.fitted.formula(), "expected": expected.text})
     return [_Test(key, "expectation", p_value, finding, share >= settings.confidence)]
 
 
@@ -323,8 +332,8 @@ def _prediction(b: _Side, c: _Side, specs: list[ModelSpec], one_b: Resampled, on
     from scipy import stats
 
     if differs:
-        at_b = float(b.model.model.predict(target[None])[0])  # type: ignore[union-attr]
-        at_c = float(c.model.model.predict(target[None])[0])  # type: ignore[union-attr]
+        at_b = float(b.fitted.predict(target[None])[0])
+        at_c = float(c.fitted.predict(target[None])[0])
         resampled_b, resampled_c = boot_b.prediction, boot_c.prediction
         basis = "each commit's own model"
     else:
@@ -333,7 +342,7 @@ def _prediction(b: _Side, c: _Side, specs: list[ModelSpec], one_b: Resampled, on
         joint = common_choice(boot_b, boot_c)
         columns = np.arange(joint.size)
         resampled_b, resampled_c = boot_b.predictions[joint, columns], boot_c.predictions[joint, columns]
-        basis = f"both commits modeled as {specs[h].format(b.model.model.parameters)}"  # type: ignore[union-attr]
+        basis = f"both commits modeled as {specs[h].format(b.fitted.parameters)}"
     if not (at_b > 0 and at_c > 0):
         return None, None, None, 1.0, basis
     with np.errstate(all="ignore"):
@@ -360,16 +369,17 @@ def _measured_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: Compa
     cells: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
     ratios: list[list[float]] = [[] for _ in pairs]
     for index, (_, base, cand) in enumerate(pairs):
-        rows = {tuple(p): i for i, p in enumerate(base.points)}
-        for j, p in enumerate(cand.points):
-            if tuple(p) not in rows:
+        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+        base_median, cand_median = np.nanmedian(base.values, axis=1), np.nanmedian(cand.values, axis=1)
+        base_reps, cand_reps = base.repetitions, cand.repetitions
+        for j, p in enumerate(cand.points.tolist()):
+            i = rows.get(tuple(p))
+            if i is None or base_reps[i] < 2 or cand_reps[j] < 2:
                 continue
-            b, c = base.values[rows[tuple(p)]], cand.values[j]
-            b, c = b[~np.isnan(b)], c[~np.isnan(c)]
-            if b.size >= 2 and c.size >= 2:
-                cells.setdefault((c.size, b.size), []).append((index, c, b))
-                if np.median(b) > 0 and np.median(c) > 0:
-                    ratios[index].append(float(np.median(c) / np.median(b)))
+            b, c = base.values[i, : base_reps[i]], cand.values[j, : cand_reps[j]]  # NaN padding is at the end
+            cells.setdefault((c.size, b.size), []).append((index, c, b))
+            if base_median[i] > 0 and cand_median[j] > 0:
+                ratios[index].append(float(cand_median[j] / base_median[i]))
     z_sums, counts = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=int)
     for group in cells.values():
         owners = np.array([g[0] for g in group])

@@ -48,6 +48,7 @@ class FitOptions:
     candidates_per_parameter: int = 3  # multi-parameter search: best single-parameter terms kept per parameter
     min_distinct_values: int = 3  # fewer distinct values of a parameter is "insufficient data"
     refine: bool = False  # search-space refinement (Reisert et al.) for single-parameter kernels
+    bonferroni: bool = True  # a further term pays the penalty at alpha / len(building_blocks)
 
     def __post_init__(self) -> None:
         if self.aggregate not in AGGREGATES:
@@ -185,8 +186,8 @@ def score(X: np.ndarray, lead: np.ndarray, stats: PointStats, options: FitOption
                   batch)
 
 
-def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats,
-           options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
+def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats, options: FitOptions,
+           scored: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The noise-aware choice (module docstring) among H hypotheses for each of K kernels.
 
     Parameters
@@ -202,9 +203,12 @@ def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointSta
         Row of the chosen hypothesis per kernel.
     fallback : ndarray of bool, shape (K,)
         Kernels modeled as constant although the constant test rejected it (no eligible model with terms).
+
+    `scored`, when given, is `criterion(loo, wrss, sizes, stats, options)` computed already.
     """
     n = stats.y.shape[1]
-    total, sigma2 = criterion(loo, wrss, sizes, stats, options)
+    total, sigma2 = criterion(loo, wrss, sizes, stats, options) if scored is None else scored
+    total = total.copy()
     keeps_constant = constant_test(wrss[0], sigma2, stats.dof, n, options.alpha)
     has_term_model = np.isfinite(total[1:]).any(axis=0)
     rejected = (stats.dof > 0) & ~keeps_constant & has_term_model
@@ -225,7 +229,7 @@ def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: Point
     n = stats.y.shape[1]
     sigma2, penalty = noise_and_penalty(stats, np.where(sizes[:, None] == 1, wrss, np.inf), n, options)
     # Each further term is picked among all building blocks: Bonferroni over them keeps noise from buying one.
-    level = options.alpha / max(1, len(options.building_blocks))
+    level = options.alpha / max(1, len(options.building_blocks)) if options.bonferroni else options.alpha
     dof = np.maximum(stats.dof, 1).astype(float)
     further = np.where(stats.dof > 0, special.fdtri(1.0, dof, 1 - level), special.chdtri(1.0, level))
     return (loo / sigma2[None] + penalty[None] * np.minimum(sizes, 1)[:, None]

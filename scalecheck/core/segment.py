@@ -262,6 +262,9 @@ def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], spli
               split_coefs: np.ndarray, options: FitOptions, window_noise: np.ndarray | None = None) -> np.ndarray:
     """(K,) True where two segments fit significantly better than the main search's single model, at level alpha.
 
+    The single model is chosen without the Bonferroni penalty on further terms: two segments are a flexible
+    alternative, so the one model may use a second term whenever it pays for itself at level alpha.
+
     The published rules react to noise now and then: one window error four times its neighbour's, or noise of more
     than half the mean on small counts. This test asks whether the improvement from one model to two segments
     (with the change point as one more parameter) exceeds what the noise explains: a chi^2 test against the pure
@@ -274,7 +277,7 @@ def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], spli
     from scipy import special
 
     n = x.size
-    single = fit_range(x, stats, options)
+    single = fit_range(x, stats, replace(options, bonferroni=False))
     weights = np.empty_like(stats.y)  # each segment's points weighed among themselves
     for k, (end, start) in enumerate(boundaries):
         kernel = np.array([k])
