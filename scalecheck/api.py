@@ -105,6 +105,7 @@ def _nothing_selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) 
 
 # --- the CI check ------------------------------------------------------------------------------------------------
 
+_FILE_SUFFIXES = {".json", ".jsonl", ".ndjson", ".csv", ".txt"}  # --baseline names a file, not a ref
 TARGET_FACTOR = 4.0  # without a configured target, predictions are made at this multiple of the largest value
 
 
@@ -136,8 +137,21 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
     if not cand_series:
         raise ConfigError(_nothing_selected(cand_run, config.metrics, config.kernels),
                           fix="check the metrics and kernels settings against the names above")
+    shared = {(s.kernel, s.metric) for s in base_series} & {(s.kernel, s.metric) for s in cand_series}
+    if not shared and not config.expectations:
+        names = sorted({s.kernel for s in base_series})
+        raise InputError(f"the candidate and the baseline ({base_label}) share no (kernel, metric): nothing to "
+                         "compare", fix=f"check the kernel and metric names; the baseline has "
+                                        f"{', '.join(names[:5])}{' and more' if len(names) > 5 else ''}")
     target, note = _target(config, cand_run)
     expectations = [_expectation(pattern, text, cand_run.parameters) for pattern, text in config.expectations]
+    kernels = sorted({s.kernel for s in cand_series})
+    for e in expectations:
+        if not any(fnmatch.fnmatchcase(name, e.pattern) for name in kernels):
+            close = difflib.get_close_matches(e.pattern, kernels, n=1)
+            raise ConfigError(f"expectation '{e.pattern}' matches no kernel of the candidate",
+                              fix=f"did you mean '{close[0]}'?" if close else
+                              f"the kernels are {', '.join(kernels[:5])}{' and more' if len(kernels) > 5 else ''}")
     settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
     comparison = compare(base_series, cand_series, target, config.fit_options(),
                          SegmentOptions() if config.segmentation else None, settings, expectations)
@@ -170,8 +184,8 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path,
               env: Mapping[str, str]) -> tuple[Run, str]:
     if isinstance(baseline, Run):
         return baseline, "measurements given"
-    if baseline is not None and Path(baseline).is_file():
-        return read_many([Path(baseline)], config.format), f"file {baseline}"
+    if baseline is not None and (Path(baseline).is_file() or Path(baseline).suffix.lower() in _FILE_SUFFIXES):
+        return read_many([Path(baseline)], config.format), f"file {baseline}"  # a missing file: "no such file"
     store = open_store(config, cwd)
     try:
         ref = str(baseline) if baseline is not None else store.default_base(env)

@@ -142,7 +142,7 @@ class Store:
                 how = f"merge-base of {head} and {base_ref}"
                 if back:
                     how += f", {back} commit{'s' if back > 1 else ''} back on the first-parent line"
-                return sha, f"baseline: {sha[:7]} ({how})"
+                return sha, f"commit {sha[:7]} ({how})"
         raise self._nothing_found(start, len(walked), max_walk, snapshot)
 
     def commits_with_measurements(self, ref: str = "HEAD", limit: int = 50,

@@ -335,7 +335,7 @@ def test_baseline_is_the_merge_base_of_a_feature_branch(git_repo: MakeRepo, stor
     store.record(run_of("feature"), "feature")
     sha, explanation = store.baseline("main")
     assert sha == repo.commits["c1"]
-    assert explanation == f"baseline: {sha[:7]} (merge-base of HEAD and main)"
+    assert explanation == f"commit {sha[:7]} (merge-base of HEAD and main)"
 
 
 def test_baseline_walks_back_the_first_parent_line_only(git_repo: MakeRepo, store_of) -> None:
@@ -348,7 +348,7 @@ def test_baseline_walks_back_the_first_parent_line_only(git_repo: MakeRepo, stor
     store.record(run_of("side"), repo.commits["s1"])  # reachable from main only through the merge's second parent
     sha, explanation = store.baseline("main", head="feature")
     assert sha == repo.commits["c1"]
-    assert explanation == f"baseline: {sha[:7]} (merge-base of feature and main, 3 commits back on the " \
+    assert explanation == f"commit {sha[:7]} (merge-base of feature and main, 3 commits back on the " \
                           "first-parent line)"
 
 
