@@ -4,14 +4,16 @@ Each test yields a p-value; all p-values of a comparison are adjusted together (
 thousand unchanged kernels do not produce a handful of false alarms by chance.
 
 - growth: the candidate's lead-order growth is higher than the baseline's (exponents (i, j) compared
-  lexicographically per parameter). Test: on the candidate's data, the best hypothesis that grows no faster than
-  the baseline fits worse than the chosen one by more than the noise explains (extra sum of squares, F(1, dof)
-  against the pure error of the repetitions). Evidence: the bootstrap probability that a resampled candidate
-  grows faster than a resampled baseline; a finding needs it to reach the confidence level too.
+  lexicographically per parameter). Test (`_change_test`, symmetric): can one model class, with its own
+  coefficients per commit, describe both? The extra weighted residual of the best common class over each side's own
+  choice, in units of each side's noise, against F(1, dof), Bonferroni-corrected for the classes each side chose
+  from. Evidence: the bootstrap probability that a resampled candidate grows faster than a resampled baseline; a
+  finding needs it to reach the confidence level too.
 - prediction: the ratio candidate / baseline of the predictions at the target scale. Its spread comes from the
   bootstrap (log ratio, selection re-run on every resample); a finding when the one-sided lower confidence bound
   exceeds 1 + threshold.
-- expectation: like growth, against the configured growth instead of the baseline (also for new kernels).
+- expectation: the candidate against the configured growth (also for new kernels): no hypothesis growing at most
+  as allowed (including the chosen model capped at the bound) fits its data as well (`_restricted_test`).
 - measured: a slowdown at the measured points themselves (one-sided Mann-Whitney rank test per common point,
   combined with Stouffer's method), when the median slowdown exceeds the threshold.
 - segmentation: the candidate's trend changes at a scale where the baseline's did not.
