@@ -53,8 +53,7 @@ def fit_models(
     run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], fmt)
     if target is not None:
         check_target(target, run.parameters)
-    series = [s for s in run.series if (not metrics or s.metric in metrics)
-              and (not kernels or any(fnmatch.fnmatchcase(s.kernel, pattern) for pattern in kernels))]
+    series = _selected(run, metrics, kernels)
     if not series:
         raise ConfigError(_nothing_selected(run, metrics, kernels),
                           fix="check --metric and --kernel against the names above")
@@ -133,7 +132,8 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
         raise InputError(f"the baseline's parameters ({', '.join(base_run.parameters)}) differ from the "
                          f"candidate's ({', '.join(cand_run.parameters)})",
                          fix="compare measurements taken with the same parameters")
-    cand_series, base_series = _selected(cand_run, config), _selected(base_run, config)
+    cand_series = _selected(cand_run, config.metrics, config.kernels)
+    base_series = _selected(base_run, config.metrics, config.kernels)
     if not cand_series:
         raise ConfigError(_nothing_selected(cand_run, config.metrics, config.kernels),
                           fix="check the metrics and kernels settings against the names above")
@@ -210,9 +210,10 @@ def open_store(config: Config, cwd: Path) -> Store:
     return Store(cwd, data_branch=config.data_branch, measurements=patterns, fmt=config.format, kind=config.store)
 
 
-def _selected(run: Run, config: Config) -> list[Series]:
-    return [s for s in run.series if (not config.metrics or s.metric in config.metrics)
-            and (not config.kernels or any(fnmatch.fnmatchcase(s.kernel, p) for p in config.kernels))]
+def _selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) -> list[Series]:
+    """The series of the named metrics (all when none) whose kernel matches one of the globs (all when none)."""
+    return [s for s in run.series if (not metrics or s.metric in metrics)
+            and (not kernels or any(fnmatch.fnmatchcase(s.kernel, p) for p in kernels))]
 
 
 def _target(config: Config, run: Run) -> tuple[dict[str, float], str]:
@@ -257,7 +258,7 @@ def history(ref: str, config: Config, *, limit: int = 50, cwd: Path | None = Non
                                fix="record some with `scalecheck record FILE --commit REF`")
         entries = []
         for sha, run in reversed(found):
-            series = _selected(run, config)
+            series = _selected(run, config.metrics, config.kernels)
             table = ModelTable(run.parameters, tuple(fit_kernels(series, config.fit_options(),
                                SegmentOptions() if config.segmentation else None)), None) if series else \
                 ModelTable(run.parameters, ())

@@ -182,6 +182,12 @@ def _add_check(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     fit.add_argument("--aggregate", choices=("mean", "median", "min"), help="statistic of the repetitions")
     fit.add_argument("--max-terms", type=int, metavar="N", help="most terms per parameter (default 2)")
     fit.add_argument("--alpha", type=float, metavar="A", help="significance level of the model search (0.01)")
+    fit.add_argument("--exponents", metavar="LIST", help="polynomial exponents i to search, e.g. '0,1/2,1,2'")
+    fit.add_argument("--log-exponents", metavar="LIST", help="logarithm exponents j to search, e.g. '0,1,2'")
+    fit.add_argument("--allow-decreasing", action="store_true", default=None,
+                     help="accept models whose lead term decreases")
+    fit.add_argument("--refine", action="store_true", default=None,
+                     help="search-space refinement (exponents on a 1/24 grid)")
     fit.add_argument("--no-segmentation", action="store_true", default=None,
                      help="do not search for change points")
     check.set_defaults(run=_check)
@@ -226,7 +232,10 @@ def _settings(args: argparse.Namespace):  # -> Config (imported lazily)
     config = load_config(args.config)
     given = {name: getattr(args, name, None) for name in ("format", "store", "data_branch", "threshold",
                                                            "confidence", "bootstrap", "seed", "aggregate",
-                                                           "max_terms", "alpha")}
+                                                           "max_terms", "alpha", "allow_decreasing", "refine")}
+    for name in ("exponents", "log_exponents"):
+        if getattr(args, name, None) is not None:
+            given[name] = [item.strip() for item in getattr(args, name).split(",") if item.strip()]
     if getattr(args, "target", None) is not None:
         given["target"] = parse_target(args.target)
     if getattr(args, "metric", None):

@@ -655,3 +655,12 @@ def test_check_help(capsys: pytest.CaptureFixture[str]) -> None:
     for text in ("--baseline", "--expect", "--fail-on", "GitHub Actions",
                  "exit status: 0 pass, 1 a new scalability problem, 2 bad input or usage"):
         assert text in out
+
+
+def test_search_flags_reach_the_comparison(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "check", "cand.json", "--baseline", "base.json", "--exponents", "0,1,2",
+                       "--log-exponents", "0", *FAST)
+    assert code == REGRESSION
+    assert "p^2" in out  # p^(3/2) is not in the search space: the growth is read as p^2
+    message = usage_error(cli(capsys, "check", "cand.json", "--baseline", "base.json", "--exponents", "x", *FAST))
+    assert message.startswith("--exponents")
