@@ -47,6 +47,10 @@ class ModelingError(ScalecheckError):
     """The data cannot be modeled as asked (for example a target names an unknown parameter)."""
 
 
+class GitHubError(ScalecheckError):
+    """The GitHub environment or API cannot do what was asked: no token, a read-only token, no pull request."""
+
+
 class ScalecheckWarning(UserWarning):
     """Base of scalecheck's warnings."""
 
