@@ -110,10 +110,13 @@ TARGET_FACTOR = 4.0  # without a configured target, predictions are made at this
 
 @dataclass(frozen=True)
 class CheckResult:
-    """A check's verdict and what it compared."""
+    """A check's verdict and what it compared: the series of both sides (for plots) and the search options."""
 
     verdict: Verdict
     context: CheckContext
+    baseline: tuple[Series, ...] = ()
+    candidate: tuple[Series, ...] = ()
+    options: FitOptions = FitOptions()
 
 
 def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | Run | None, config: Config, *,
@@ -155,9 +158,18 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
     settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
     comparison = compare(base_series, cand_series, target, config.fit_options(),
                          SegmentOptions() if config.segmentation else None, settings, expectations)
-    context = CheckContext(base_label, cand_label, note, {"threshold": config.threshold,
-                                                           "confidence": config.confidence})
-    return CheckResult(verdict(comparison, config.fail_on), context)
+    context = CheckContext(base_label, cand_label, note, _settings_used(config))
+    return CheckResult(verdict(comparison, config.fail_on), context, tuple(base_series), tuple(cand_series),
+                       config.fit_options())
+
+
+def _settings_used(config: Config) -> dict[str, object]:
+    """The settings a check ran with, for the reports (thresholds first, then the model search)."""
+    return {"threshold": config.threshold, "confidence": config.confidence,
+            "aggregate": config.aggregate, "max_terms": config.max_terms, "alpha": config.alpha,
+            "segmentation": config.segmentation, "refine": config.refine, "allow_decreasing": config.allow_decreasing,
+            "expectations": {pattern: text for pattern, text in config.expectations},
+            "config_file": str(config.source) if config.source else "(none: defaults and flags)"}
 
 
 def _candidate(candidate: Sequence[str | Path] | Run | None, config: Config) -> tuple[Run, str]:

@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="model only kernels matching this glob, e.g. 'main->solve*' (repeatable)")
     model.add_argument("--json", type=Path, metavar="OUT",
                        help="also write the models as JSON to OUT (written atomically)")
+    model.add_argument("--html", type=Path, metavar="OUT",
+                       help="also write a self-contained HTML report: the ranked table (sortable, filterable) and "
+                            "plots of the first kernels with their confidence bands (written atomically)")
+    model.add_argument("--max-plots", type=int, default=20, metavar="N",
+                       help="plot at most the first N kernels of the ranking in the HTML report (default 20)")
     fit = model.add_argument_group("model search")
     fit.add_argument("--aggregate", choices=("mean", "median", "min"), default="mean",
                      help="statistic of the repetitions at each point (default: mean, as Extra-P)")
@@ -100,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(commands)
     _add_record(commands)
     _add_history(commands)
+    _add_comment(commands)
     return parser
 
 
@@ -158,7 +164,23 @@ def _add_check(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     check.add_argument("--baseline", metavar="REF_OR_FILE",
                        help="a measurement file or a git ref (default in GitHub Actions: the pull request's base "
                             "branch)")
-    check.add_argument("--json", type=Path, metavar="OUT", help="also write the verdict as JSON (atomically)")
+    out = check.add_argument_group("reports (each written atomically)")
+    out.add_argument("--json", type=Path, metavar="OUT", help="write the verdict as JSON")
+    out.add_argument("--html", type=Path, metavar="OUT",
+                     help="write a self-contained HTML report: verdict, sortable table of all kernels, plots of the "
+                          "kernels with findings, configuration")
+    out.add_argument("--markdown", type=Path, metavar="OUT",
+                     help="write the Markdown for a pull-request comment (at most 65,536 characters; see "
+                          "`scalecheck comment`)")
+    out.add_argument("--max-plots", type=int, default=20, metavar="N",
+                     help="plot at most the N worst kernels in the HTML report (default 20; 0: no plots)")
+    out.add_argument("--report-url", metavar="URL",
+                     help="link to the full report, shown when the Markdown is truncated (default in GitHub "
+                          "Actions: the workflow run, where the report artifact is)")
+    out.add_argument("--github", action=argparse.BooleanOptionalAction, default=None,
+                     help="GitHub Actions mode (default: on when GITHUB_ACTIONS=true): append the Markdown to the job "
+                          "summary, write the outputs verdict, findings and report to $GITHUB_OUTPUT, and annotate "
+                          "the 10 worst errors and warnings")
     _add_settings(check)
     check.add_argument("--target", metavar="P=V[,Q=W]",
                        help="scale to compare predictions at (default: 4x the largest measured value)")
@@ -225,6 +247,81 @@ def _add_history(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     history.set_defaults(run=_history)
 
 
+_COMMENT_EPILOG = """\
+examples:
+  scalecheck check new.json --baseline origin/main --markdown summary.md
+  scalecheck comment --markdown summary.md
+  scalecheck comment --markdown summary.md --pr 42 --key linux      (from a workflow_run workflow)
+
+The comment carries a hidden marker (<!-- scalecheck-comment:KEY -->) on its first
+line; a later run finds the comment by it and updates it instead of adding another.
+In GitHub Actions the token comes from GITHUB_TOKEN, the repository from
+GITHUB_REPOSITORY, the API from GITHUB_API_URL and the pull request from the event.
+Pull requests from forks get a read-only token: see examples/workflows/fork-safe/.
+
+exit status: 0 commented (or skipped with --update-only), 2 no token, no pull request,
+a read-only token or another API error.
+"""
+
+
+def _add_comment(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    comment = commands.add_parser(
+        "comment", help="create or update the sticky pull-request comment with a check's Markdown",
+        description="Post the Markdown written by `scalecheck check --markdown` as a pull-request comment, or "
+                    "update the comment an earlier run posted.",
+        epilog=_COMMENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    comment.add_argument("--markdown", type=Path, required=True, metavar="FILE",
+                         help="the Markdown to post (from scalecheck check --markdown)")
+    comment.add_argument("--pr", type=_positive_int, metavar="N",
+                         help="pull request number (default: from the GitHub Actions event)")
+    comment.add_argument("--repo", metavar="OWNER/NAME", help="repository (default: $GITHUB_REPOSITORY)")
+    comment.add_argument("--key", default="default", metavar="KEY",
+                         help="which sticky comment, when several checks comment on one pull request "
+                              "(letters, digits, '_', '.', '-'; default 'default')")
+    comment.add_argument("--update-only", action="store_true",
+                         help="update an earlier comment but never create one (for a passing check that should "
+                              "only replace an earlier failure)")
+    comment.set_defaults(run=_comment)
+
+
+def _positive_int(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a pull request number (a positive whole number)")
+    return int(text)
+
+
+def _comment(args: argparse.Namespace) -> int:
+    import os
+
+    from scalecheck.errors import GitHubError, InputError
+    from scalecheck.github.comment import pull_request_number, upsert_comment
+    from scalecheck.github.workflow import Actions
+
+    try:
+        body = args.markdown.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{args.markdown}: no such file",
+                         fix="write it first with scalecheck check --markdown FILE") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"{args.markdown}: cannot read it ({err})", fix="pass the Markdown file scalecheck check "
+                                                                         "wrote") from None
+    actions = Actions.from_env(os.environ)
+    repository = args.repo or actions.repository
+    if not repository:
+        raise GitHubError("no repository: GITHUB_REPOSITORY is not set", fix="pass --repo OWNER/NAME")
+    number = args.pr or pull_request_number(os.environ)
+    if number is None:
+        raise GitHubError(f"no pull request number: this {actions.event_name or 'run'} event is not about a pull "
+                          "request", fix="run it on pull_request events, or pass --pr N")
+    result = upsert_comment(body, repository=repository, number=number, token=actions.token,
+                            api_url=actions.api_url, key=args.key, update_only=args.update_only)
+    if result.action == "skipped":
+        print(f"no earlier scalecheck comment on {repository}#{number} to update (--update-only): nothing posted")
+    else:
+        print(f"{result.action} the scalecheck comment on {repository}#{number}: {result.url}")
+    return OK
+
+
 def _settings(args: argparse.Namespace):  # -> Config (imported lazily)
     from scalecheck.api import parse_target
     from scalecheck.config import load_config
@@ -260,15 +357,67 @@ def _expect(item: str) -> tuple[str, str]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    import os
+
     from scalecheck.api import check
+    from scalecheck.github.workflow import Actions, running_in_actions
     from scalecheck.report.check_report import render_check_json, render_check_text
     from scalecheck.report.output import write_atomic
 
+    if args.max_plots < 0:
+        raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")
+    github = running_in_actions(os.environ) if args.github is None else args.github
+    actions = Actions.from_env(os.environ)
     result = check(args.files, args.baseline, _settings(args))
+    verdict, context = result.verdict, result.context
+    report_url = args.report_url or actions.run_url
     if args.json is not None:
-        write_atomic(args.json, render_check_json(result.verdict, result.context))
-    sys.stdout.write(render_check_text(result.verdict, result.context))
-    return REGRESSION if result.verdict.failed else OK
+        write_atomic(args.json, render_check_json(verdict, context))
+    if args.html is not None:
+        from scalecheck.report.html_report import render_check_html
+
+        write_atomic(args.html, render_check_html(verdict, context, baseline=result.baseline,
+                                                  candidate=result.candidate, options=result.options,
+                                                  max_plots=args.max_plots))
+    if args.markdown is not None:
+        from scalecheck.report.markdown import render_check_markdown
+
+        write_atomic(args.markdown, render_check_markdown(verdict, context, artifact_url=report_url))
+    text = render_check_text(verdict, context)
+    if github:
+        _github_report(result, actions, text, args.html, report_url)
+    else:
+        sys.stdout.write(text)
+    return REGRESSION if verdict.failed else OK
+
+
+def _github_report(result, actions, text: str, html: Path | None, report_url: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Print the text with workflow commands stopped (kernel names are untrusted), then the annotations; append the
+    job summary and write the step outputs."""
+    from scalecheck.github.workflow import annotations, append_summary, stop_commands, write_outputs
+    from scalecheck.report.markdown import SUMMARY_LIMIT, render_check_markdown
+
+    verdict = result.verdict
+    stop, resume = stop_commands()
+    sys.stdout.write(f"{stop}\n{text}{resume}\n")
+    for line in annotations(verdict.findings):
+        print(line)
+    if actions.summary is not None:
+        used = actions.summary.stat().st_size if actions.summary.exists() else 0
+        room = SUMMARY_LIMIT - used - 1
+        if room < 4096:
+            print(f"scalecheck: the job summary is full ({used} bytes); not appending", file=sys.stderr)
+        else:
+            append_summary(actions.summary, render_check_markdown(verdict, result.context, limit=room,
+                                                                  artifact_url=report_url))
+    else:
+        print("scalecheck: --github: GITHUB_STEP_SUMMARY is not set; no job summary written", file=sys.stderr)
+    if actions.output is not None:
+        write_outputs(actions.output, {"verdict": "fail" if verdict.failed else "pass",
+                                       "findings": str(len(verdict.findings)),
+                                       "report": "" if html is None else str(html)})
+    else:
+        print("scalecheck: --github: GITHUB_OUTPUT is not set; no step outputs written", file=sys.stderr)
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -321,10 +470,23 @@ def _model(args: argparse.Namespace) -> int:
     target = parse_target(args.target) if args.target is not None else None
     from scalecheck.core.segment import SegmentOptions
 
-    table = fit_models(args.files, fmt=args.format, options=options, target=target, metrics=args.metric,
+    from scalecheck.formats import read_many
+
+    if args.max_plots < 0:
+        raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")
+    run = read_many(args.files, args.format)
+    table = fit_models(run, options=options, target=target, metrics=args.metric,
                        kernels=args.kernel, segmentation=None if args.no_segmentation else SegmentOptions())
     if args.json is not None:
         write_atomic(args.json, render_json(table))
+    if args.html is not None:
+        from scalecheck.report.html_report import render_model_html
+
+        settings = {"aggregate": options.aggregate, "max_terms": options.max_terms, "alpha": options.alpha,
+                    "refine": options.refine, "allow_decreasing": options.allow_decreasing,
+                    "segmentation": not args.no_segmentation}
+        write_atomic(args.html, render_model_html(table, run.series, sources=", ".join(map(str, args.files)),
+                                                  options=options, max_plots=args.max_plots, settings=settings))
     sys.stdout.write(render_table(table))
     return OK
 

@@ -234,6 +234,48 @@ def _bootstrap(side: _Side, specs: list[ModelSpec], target: np.ndarray, options:
     return both.take(slice(0, 1)), both.take(slice(1, None))
 
 
+@dataclass(frozen=True)
+class Band:
+    """A kernel's model along a grid of points, with a pointwise confidence band from the bootstrap."""
+
+    grid: np.ndarray  # (g, m) points
+    model: np.ndarray  # (g,) the model chosen on the data
+    low: np.ndarray  # (g,) lower bound
+    high: np.ndarray  # (g,) upper bound
+
+
+def prediction_band(series: Series, model: KernelModel, grid: np.ndarray, options: FitOptions = FitOptions(),
+                    confidence: float = 0.95, resamples: int = 100, seed: int = 0) -> Band:
+    """The model of `series` (its last segment's, if segmented) evaluated on `grid`, with a two-sided band.
+
+    The band comes from the same bootstrap as the comparison: the repetitions are resampled within each point
+    (parametric resamples without repetitions), the selection is re-run among the model's neighbourhood on every
+    resample, and each resample's selected model is evaluated along the grid; the band is the pointwise
+    ((1 - confidence) / 2, (1 + confidence) / 2) quantiles. So it shows the uncertainty of the model class as well
+    as of the coefficients, growing with the distance of the extrapolation.
+    """
+    side = _side(series, model, options)
+    rng = np.random.default_rng([seed, zlib.crc32("\0".join((series.kernel, series.metric)).encode())])
+    far = grid[np.argmax(np.sum(np.log(grid), axis=1))]
+    specs = hypotheses(neighbourhood(side.fitted.spec, options.building_blocks), side.points, far)
+    if side.values.shape[1] > 1:
+        samples = resample(side.values, resamples, rng)
+    else:
+        fitted = side.fitted.predict(side.points)
+        samples = jitter(fitted, residual_spread(side.stats, fitted), resamples, rng)
+    chosen = reselect(side.points, samples, specs, far, options).chosen
+    stats = point_stats(samples, options.aggregate)
+    curves = np.full((resamples, grid.shape[0]), np.nan)
+    for h in np.unique(chosen):
+        X, lead = design([specs[int(h)]], side.points)
+        coef = score(X, lead, stats, options).batch.coef[0]  # (B, k)
+        columns = chosen == h
+        curves[columns] = coef[columns] @ specs[int(h)].basis(grid).T
+    tail = (1 - confidence) / 2
+    low, high = np.nanquantile(curves, [tail, 1 - tail], axis=0)
+    return Band(grid, side.fitted.predict(grid), low, high)
+
+
 def _growth_shares(boot_b: Resampled, boot_c: Resampled, names: Sequence[str]) -> tuple[float, float]:
     """Shares of paired resamples in which the candidate grows faster / slower than the baseline."""
     orders = [{name: spec.lead_order(k) for k, name in enumerate(names)} for spec in boot_b.specs]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from scalecheck.data.outcome import KernelModel
 from scalecheck.data.verdict import Finding, KernelComparison, Verdict
+from scalecheck.report.escape import visible
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ def render_check_text(verdict: Verdict, context: CheckContext) -> str:
     """The verdict first, then one row per finding (worst first) with its evidence, then what was compared."""
     comparison = verdict.comparison
     where = ", ".join(f"{k}={v:g}" for k, v in comparison.target.items())
-    lines = [_headline(verdict), "", f"baseline:  {context.baseline}", f"candidate: {context.candidate}",
+    lines = [headline(verdict), "", f"baseline:  {context.baseline}", f"candidate: {context.candidate}",
              f"target:    {where}" + (f" ({context.target_note})" if context.target_note else "")]
     if verdict.findings:
         head = ("severity", "kind", "kernel", "metric", "baseline", "candidate", f"ratio at {where}", "P", "q")
@@ -47,10 +48,10 @@ def render_check_text(verdict: Verdict, context: CheckContext) -> str:
     notes = [f"  {k.kernel} [{k.metric}]: {k.note}" for k in comparison.kernels if k.note]
     if notes:
         lines += ["notes:"] + notes
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
-def _headline(verdict: Verdict) -> str:
+def headline(verdict: Verdict) -> str:
     failures = verdict.failures
     if failures:
         kinds = Counter(f.kind for f in failures)
@@ -64,7 +65,12 @@ def _headline(verdict: Verdict) -> str:
 def _row(f: Finding) -> tuple[str, ...]:
     ratio = "" if f.ratio is None else f"{f.ratio:.3g}x" + ("" if f.bound is None else f" (>= {f.bound:.3g}x)")
     return (f.severity, f.kind, f.kernel, f.metric, f.baseline_growth or "", f.candidate_growth or "", ratio,
-            _share(f.probability), "" if f.q_value is None else f"{f.q_value:.2g}" if f.q_value > 0 else "<1e-300")
+            _share(f.probability), q_text(f.q_value))
+
+
+def q_text(value: float | None) -> str:
+    """A q-value for people: two digits, and '<1e-300' for one that underflowed to 0."""
+    return "" if value is None else f"{value:.2g}" if value > 0 else "<1e-300"
 
 
 def _share(value: float | None) -> str:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scalecheck.report.escape import visible
 from scalecheck.data.outcome import KernelModel, ModelTable
 
 
@@ -51,7 +52,7 @@ def render_history_text(entries: Sequence[HistoryEntry]) -> str:
                 continue
             formula = km.model.formula() if km.model is not None else f"({km.status})"
             lines.append(f"  {entry.sha[:7]}  {_growth(km):<22} {formula}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 def render_history_json(entries: Sequence[HistoryEntry]) -> str:

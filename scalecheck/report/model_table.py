@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+from scalecheck.report.escape import visible
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, ModelTable, Segment
 
 _HEAD = ("kernel", "metric", "model", "SMAPE %", "adj R^2", "growth")
@@ -50,7 +51,7 @@ def render_table(table: ModelTable) -> str:
         lines += ["", "segmented:"] + [f"  {line}" for line in segmented]
     if notes:
         lines += ["", "notes:"] + [f"  {note}" for note in notes]
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 def segment_range(segment: Segment, last: bool) -> str:

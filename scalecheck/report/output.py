@@ -19,6 +19,7 @@ def write_atomic(path: Path, text: str) -> None:
     except OSError as err:
         raise ConfigError(f"cannot write {path}: {err.strerror}", fix="choose a folder you can write to") from None
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private; a report is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)
@@ -28,3 +29,9 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
