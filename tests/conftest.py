@@ -10,6 +10,7 @@ import pytest
 from scalecheck.data.measurement import Series
 
 SEED = 20240601
+REQUIRE_TOOLS = "SCALECHECK_REQUIRE_TOOLS"  # set by .ci/run: a missing browser or node fails the tests needing it
 
 
 @pytest.fixture
@@ -19,11 +20,13 @@ def rng() -> np.random.Generator:
 
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No SCALECHECK_* variable of the developer's shell leaks into a test."""
+    """No SCALECHECK_* variable of the developer's shell and no GITHUB_* variable of a CI runner leaks into a test
+    (in GitHub Actions, GITHUB_ACTIONS=true would turn on `check --github`). SCALECHECK_REQUIRE_TOOLS stays: it
+    tells the tests that need chromium or node to fail rather than skip without them."""
     import os
 
     for name in list(os.environ):
-        if name.startswith("SCALECHECK_"):
+        if (name.startswith("SCALECHECK_") and name != REQUIRE_TOOLS) or name.startswith("GITHUB_"):
             monkeypatch.delenv(name)
 
 
