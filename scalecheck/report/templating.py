@@ -63,13 +63,9 @@ def md_text(value: object) -> str:
 
 
 def md_code(value: object) -> Markup:
-    """Untrusted text as an inline code span: nothing inside is interpreted (no HTML, links or mentions). The
-    fence is longer than any run of backticks in the text; '|' is escaped for tables (GitHub unescapes it)."""
-    text = visible(str(value)).replace("|", "\\|")
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return Markup(f"{fence}{pad}{text}{pad}{fence}")
+    """Untrusted text in code style: `md_text` inside an HTML `<code>` element (GitHub parses and unescapes its
+    content, unlike a backtick code span, in which an entity would show as typed)."""
+    return Markup(f"<code>{md_text(value)}</code>")
 
 
 @functools.lru_cache(maxsize=None)
