@@ -130,7 +130,8 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
     cwd = Path.cwd() if cwd is None else cwd
     env = os.environ if env is None else env
     cand_run, cand_label = _candidate(candidate, config)
-    base_run, base_label = _baseline(baseline, config, cwd, env)
+    base_run, base_label, head = _baseline(baseline, config, cwd, env)
+    head = env.get("GITHUB_SHA") or head
     if base_run.parameters != cand_run.parameters:
         raise InputError(f"the baseline's parameters ({', '.join(base_run.parameters)}) differ from the "
                          f"candidate's ({', '.join(cand_run.parameters)})",
@@ -158,7 +159,7 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
     settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
     comparison = compare(base_series, cand_series, target, config.fit_options(),
                          SegmentOptions() if config.segmentation else None, settings, expectations)
-    context = CheckContext(base_label, cand_label, note, _settings_used(config))
+    context = CheckContext(base_label, cand_label, note, _settings_used(config), head or "")
     return CheckResult(verdict(comparison, config.fail_on), context, tuple(base_series), tuple(cand_series),
                        config.fit_options())
 
@@ -193,11 +194,13 @@ def _configured_files(config: Config) -> list[Path]:
 
 
 def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path,
-              env: Mapping[str, str]) -> tuple[Run, str]:
+              env: Mapping[str, str]) -> tuple[Run, str, str | None]:
+    """The baseline's run, a label naming it, and the candidate's commit (HEAD) when the baseline came from git."""
     if isinstance(baseline, Run):
-        return baseline, "measurements given"
+        return baseline, "measurements given", None
     if baseline is not None and (Path(baseline).is_file() or Path(baseline).suffix.lower() in _FILE_SUFFIXES):
-        return read_many([Path(baseline)], config.format), f"file {baseline}"  # a missing file: "no such file"
+        # a missing file: "no such file"
+        return read_many([Path(baseline)], config.format), f"file {baseline}", None
     store = open_store(config, cwd)
     try:
         ref = str(baseline) if baseline is not None else store.default_base(env)
@@ -208,7 +211,7 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path,
         run = store.read(sha)
         if run is None:  # the walk found it, so this is a store bug, not a user error
             raise RuntimeError(f"store.baseline returned {sha}, which has no measurements")
-        return run, how
+        return run, how, store.resolve("HEAD")
     finally:
         store.close()
 

@@ -415,7 +415,8 @@ def test_repo_store_with_settings_in_a_subfolder_run_from_below_it(git_repo: Mak
     code, out, err = cli(capsys, "check", "--baseline", "main")
 
     assert code == REGRESSION, err
-    assert f"candidate: {repo.path / 'perf' / 'bench' / 'results.json'}" in out.splitlines()
+    head = repo.repo.head.commit.hexsha[:7]  # the candidate is the work tree on top of HEAD
+    assert f"candidate: {repo.path / 'perf' / 'bench' / 'results.json'} (commit {head})" in out.splitlines()
     assert f"{repo.commits['c1'][:7]} (merge-base of HEAD and main)" in out
 
 

@@ -21,13 +21,19 @@ class CheckContext:
     candidate: str
     target_note: str = ""  # how the target scale was chosen
     settings: Mapping[str, object] = field(default_factory=dict)
+    candidate_commit: str = ""  # the commit measured (GITHUB_SHA, or HEAD when the baseline came from git)
+
+    @property
+    def candidate_text(self) -> str:
+        """The candidate's label, with its commit when known."""
+        return self.candidate + (f" (commit {self.candidate_commit[:7]})" if self.candidate_commit else "")
 
 
 def render_check_text(verdict: Verdict, context: CheckContext) -> str:
     """The verdict first, then one row per finding (worst first) with its evidence, then what was compared."""
     comparison = verdict.comparison
     where = ", ".join(f"{k}={v:g}" for k, v in comparison.target.items())
-    lines = [headline(verdict), "", f"baseline:  {context.baseline}", f"candidate: {context.candidate}",
+    lines = [headline(verdict), "", f"baseline:  {context.baseline}", f"candidate: {context.candidate_text}",
              f"target:    {where}" + (f" ({context.target_note})" if context.target_note else "")]
     if verdict.findings:
         head = ("severity", "kind", "kernel", "metric", "baseline", "candidate", f"ratio at {where}", "P", "q")
@@ -85,6 +91,7 @@ def render_check_json(verdict: Verdict, context: CheckContext) -> str:
         "verdict": "fail" if verdict.failed else "pass",
         "baseline": context.baseline,
         "candidate": context.candidate,
+        "candidate_commit": context.candidate_commit or None,
         "target": dict(comparison.target),
         "settings": {**context.settings, "fail_on": list(verdict.fail_on), "bootstrap": comparison.resamples,
                      "seed": comparison.seed},

@@ -110,7 +110,7 @@ def render_check_html(verdict: Verdict, context: CheckContext, *, baseline: Sequ
     settings = {**context.settings, "fail_on": ", ".join(verdict.fail_on) or "(report only)",
                 "bootstrap": comparison.resamples, "seed": comparison.seed}
     return render_html("check.html.j2", failed=verdict.failed, headline=headline(verdict), why=why,
-                       baseline=context.baseline, candidate=context.candidate, target=_where(comparison.target),
+                       baseline=context.baseline, candidate=context.candidate_text, target=_where(comparison.target),
                        target_note=context.target_note,
                        counts=", ".join(f"{counts[s]} {s}" for s in ("compared", "new", "removed", "unmodeled")
                                         if counts[s]) or "none",

@@ -65,7 +65,7 @@ def _render(verdict: Verdict, context: CheckContext, cut: _Cut, artifact_url: st
     link = Markup(f"[Full report]({escape(artifact_url)})") if artifact_url else ""
     return markdown_environment().get_template("check.md.j2").render(
         icon=Markup(":x:" if verdict.failed else ":white_check_mark:"),
-        headline=headline(verdict), baseline=context.baseline, candidate=context.candidate,
+        headline=headline(verdict), baseline=context.baseline, candidate=context.candidate_text,
         target=", ".join(f"{k}={v:g}" for k, v in comparison.target.items()),
         findings=[_row(f) for f in listed], hidden_rows=len(findings) - len(listed),
         details=[_detail(f) for f in detailed], kernels=[_kernel(k) for k in comparison.kernels] if cut.kernels

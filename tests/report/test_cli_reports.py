@@ -43,6 +43,7 @@ def actions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
     monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
     monkeypatch.setenv("GITHUB_RUN_ID", "4242")
+    monkeypatch.setenv("GITHUB_SHA", "abcdef0123456789abcdef0123456789abcdef01")
     files["summary"].write_text("earlier step's summary\n", encoding="utf-8")
     return files
 
@@ -57,6 +58,7 @@ def test_github_mode_writes_summary_outputs_and_escaped_annotations(
     summary = actions["summary"].read_text(encoding="utf-8")
     assert summary.startswith("earlier step's summary\n### :x: scalecheck: FAIL")
     assert "[Full report](https://github.com/octo-org/octo-repo/actions/runs/4242)" in summary
+    assert "\\(commit abcdef0\\)" in summary  # the commit measured, from GITHUB_SHA
     lines = out.splitlines()
     stop = re.fullmatch(r"::stop-commands::([0-9a-f]{32})", lines[0])
     assert stop is not None
