@@ -156,7 +156,7 @@ def _axis_label(parameters: Sequence[str], axis: int, point: np.ndarray) -> str:
 
 
 def _tick(value: float, _position: object) -> str:
-    if value == round(value) and 1 <= abs(value) < 1e7:
+    if value == round(value) and 1 <= abs(value) < 1e6:
         return f"{value:,.0f}"
     return f"{value:.3g}"
 
