@@ -112,6 +112,15 @@ def test_markdown_is_cut_to_the_limit_worst_first_with_a_link(hostile_pair: Pair
     assert re.search(r"^\d+ more finding\(s\) not listed here\.$", cut, re.M)
 
 
+def test_a_kernel_name_longer_than_the_limit_still_gives_a_comment(hostile_pair: Pair) -> None:
+    r = hostile_pair.result
+    huge = tuple(replace(f, kernel="k" * 100_000) for f in r.verdict.findings)
+    text = render_check_markdown(Verdict(r.verdict.comparison, huge, r.verdict.fail_on), r.context)
+    assert len(text.encode("utf-8")) <= COMMENT_LIMIT
+    assert text.startswith("### :x: scalecheck: FAIL")
+    assert f"{len(huge)} finding(s) not listed here." in text and "k" * 1000 not in text
+
+
 def test_text_output_keeps_a_hostile_name_on_one_line(hostile_pair: Pair) -> None:
     r = hostile_pair.result
     text = render_check_text(r.verdict, r.context)
