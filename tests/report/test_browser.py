@@ -18,7 +18,7 @@ from scalecheck.report.html_report import render_check_html
 from ..conftest import REQUIRE_TOOLS
 from .conftest import HOSTILE, Pair
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
