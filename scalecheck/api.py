@@ -1,5 +1,6 @@
 """L5: the use cases, as a Python API: `fit_models` (model measurement files), `check` (compare a candidate with
-its baseline and decide), `record` and `history` (measurements per commit in git).
+its baseline and decide), `record` and `history` (measurements per commit in git), `cluster` (group processes by
+the caller->callee pairs they execute).
 
     >>> from scalecheck.api import fit_models
     >>> table = fit_models(["examples/mpi_data_mean.txt"], target={"p": 65536})
@@ -18,17 +19,22 @@ from pathlib import Path
 import numpy as np
 
 from scalecheck.config import Config
+from scalecheck.core.cluster import MAX_CONCEPTS, MAX_SETS, ClusterOptions
+from scalecheck.core.cluster import cluster as cluster_processes
 from scalecheck.core.compare import CompareOptions, Expectation, compare
 from scalecheck.core.gate import verdict
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
+from scalecheck.core.structure import structure_findings
 from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Run, Series
 from scalecheck.data.outcome import ModelTable
-from scalecheck.data.verdict import Verdict
+from scalecheck.data.processes import Clustering, ProcessSet
+from scalecheck.data.verdict import Finding, Verdict
 from scalecheck.errors import ConfigError, HistoryError, InputError, Location
 from scalecheck.formats import read_many
+from scalecheck.formats.processes import read_processes, read_processes_sections
 from scalecheck.history.store import Store
 from scalecheck.report.check_report import CheckContext
 from scalecheck.report.history_report import HistoryEntry
@@ -156,12 +162,13 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
             raise ConfigError(f"expectation '{e.pattern}' matches no kernel of the candidate",
                               fix=f"did you mean '{close[0]}'?" if close else
                               f"the kernels are {', '.join(kernels[:5])}{' and more' if len(kernels) > 5 else ''}")
+    structure = _structure_findings(candidate, baseline, config)  # none unless both sides have processes sections
     settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
     comparison = compare(base_series, cand_series, target, config.fit_options(),
                          SegmentOptions() if config.segmentation else None, settings, expectations)
     context = CheckContext(base_label, cand_label, note, _settings_used(config), head or "")
-    return CheckResult(verdict(comparison, config.fail_on), context, tuple(base_series), tuple(cand_series),
-                       config.fit_options())
+    return CheckResult(verdict(comparison, config.fail_on, extra=structure), context, tuple(base_series),
+                       tuple(cand_series), config.fit_options())
 
 
 def _settings_used(config: Config) -> dict[str, object]:
@@ -281,3 +288,39 @@ def history(ref: str, config: Config, *, limit: int = 50, cwd: Path | None = Non
         return entries
     finally:
         store.close()
+
+
+# --- process clustering ------------------------------------------------------------------------------------------
+
+def cluster(source: str | Path | ProcessSet, *, closure: bool = True, similarity: float | None = None,
+            max_sets: int = MAX_SETS, max_concepts: int = MAX_CONCEPTS) -> Clustering:
+    """Group the processes of `source` by the caller->callee pairs they execute, with the concept lattice.
+
+    `source`: a file (a scalecheck JSON `processes` section, JSON Lines of processes, or measurements whose kernels
+    are named `[process] call path`; see `scalecheck.formats.processes`) or a `ProcessSet`. `closure` compares
+    transitive closures; `similarity` (a Jaccard index in (0, 1]) merges near-identical sets; the lattice is built
+    for at most `max_sets` distinct sets and `max_concepts` nodes, else the groups come without it (`note` says so).
+    """
+    if similarity is not None and not 0 < similarity <= 1:
+        raise ConfigError(f"the similarity must be a Jaccard index in (0, 1], got {similarity:g}",
+                          fix="use for example --similarity 0.9 (1 keeps only identical sets together)")
+    for name, value in (("max_sets", max_sets), ("max_concepts", max_concepts)):
+        if value < 1:
+            raise ConfigError(f"{name} must be at least 1, got {value}", fix=f"use the default {name}")
+    processes = source if isinstance(source, ProcessSet) else read_processes(Path(source))
+    return cluster_processes(processes, ClusterOptions(closure, similarity, max_sets, max_concepts))
+
+
+def _structure_findings(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | Run | None,
+                        config: Config) -> tuple[Finding, ...]:
+    """`structure` findings when the candidate's and the baseline's files both carry a `processes` section (both
+    clustered together, with the transitive closure); none otherwise. A baseline from git has no such section."""
+    if isinstance(baseline, Run) or baseline is None or not Path(baseline).is_file():
+        return ()
+    if isinstance(candidate, Run):
+        return ()
+    base = read_processes_sections([Path(baseline)])
+    if base is None:
+        return ()
+    cand = read_processes_sections([Path(p) for p in candidate] if candidate else _configured_files(config))
+    return () if cand is None else structure_findings(base, cand)
