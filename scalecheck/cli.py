@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
 _CHECK_EPILOG = """\
 examples:
   scalecheck check bench/results.json --baseline origin/main
+  scalecheck check new.json --baseline old.json --html report.html --markdown comment.md
   scalecheck check new.json --baseline old.json --target p=4096 --json check.json
   scalecheck check --expect 'solver->*=p log p' --fail-on growth,expectation
 
@@ -130,6 +131,8 @@ Findings, per (kernel, metric):
   expectation  grows faster than configured ([tool.scalecheck.expectations])
   measured     slower at the measured points (rank tests, median ratio > 1 + threshold)
   segmentation the trend now changes at some scale
+  structure    a group of processes appears, disappears or changes its call pairs
+               (when both sides' files have a processes section; see scalecheck cluster)
   improvement  growth or prediction down (reported, never fails)
 p-values of all kernels are adjusted together (Benjamini-Hochberg); resamples are
 seeded, so the verdict is reproducible.
