@@ -1,6 +1,6 @@
 """L5: the use cases, as a Python API: `fit_models` (model measurement files), `check` (compare a candidate with
 its baseline and decide), `record` and `history` (measurements per commit in git), `cluster` (group processes by
-the caller->callee pairs they execute).
+the caller->callee pairs they execute), `overhead` (necessary time versus overhead in an event trace).
 
     >>> from scalecheck.api import fit_models
     >>> table = fit_models(["examples/mpi_data_mean.txt"], target={"p": 65536})
@@ -24,16 +24,20 @@ from scalecheck.core.cluster import cluster as cluster_processes
 from scalecheck.core.compare import CompareOptions, Expectation, compare
 from scalecheck.core.gate import verdict
 from scalecheck.core.modeler import fit_kernels
+from scalecheck.core.overhead import attribute, build_profiles
 from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.core.structure import structure_findings
+from scalecheck.core.tmax import DEFAULT_QUANTILE, NoiseOptions
 from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Run, Series
 from scalecheck.data.outcome import ModelTable
+from scalecheck.data.overhead import INTERPOLATIONS, Calibration, EventTrace, OverheadTable
 from scalecheck.data.processes import Clustering, ProcessSet
 from scalecheck.data.verdict import Finding, Verdict
 from scalecheck.errors import ConfigError, HistoryError, InputError, Location
 from scalecheck.formats import read_many
+from scalecheck.formats.calibration import read_calibration, read_events
 from scalecheck.formats.processes import read_processes, read_processes_sections
 from scalecheck.history.store import Store
 from scalecheck.report.check_report import CheckContext
@@ -324,3 +328,41 @@ def _structure_findings(candidate: Sequence[str | Path] | Run | None, baseline: 
         return ()
     cand = read_processes_sections([Path(p) for p in candidate] if candidate else _configured_files(config))
     return () if cand is None else structure_findings(base, cand)
+
+
+# --- necessary time versus overhead ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OverheadResult:
+    """The overhead ranking (with the profiles and noise models behind it) and the inputs it was computed from."""
+
+    table: OverheadTable
+    calibration: Calibration
+    trace: EventTrace
+
+
+def overhead(calibration: str | Path | Calibration, events: str | Path | EventTrace, *,
+             quantile: float = DEFAULT_QUANTILE, resolution: float | None = None, interpolation: str = "linear",
+             alpha: float = 0.01, refine: bool = False) -> OverheadResult:
+    """t_max per operation, process count and message size from `calibration`, and the overhead of every event of
+    `events` above it, summed per location and operation and ranked (see `scalecheck.core.overhead`).
+
+    `quantile` is q_max, in [0.8, 1); `resolution` the timer resolution in seconds for calibration samples that do
+    not give one (None: from the data, see `scalecheck.core.tmax`); `interpolation` "linear" or "log"; `alpha` the
+    level of the chi-square test of the noise models; `refine` moves their parameters to the minimum of chi^2.
+    """
+    if not 0.8 <= quantile < 1:
+        raise ConfigError(f"the quantile must be at least 0.8 and less than 1, got {quantile:g}",
+                          fix="use a quantile such as 0.95 (Kluge et al.: 0.8 <= q_max < 1)")
+    if resolution is not None and not (np.isfinite(resolution) and resolution > 0):
+        raise ConfigError(f"the timer resolution must be a positive number of seconds, got {resolution:g}",
+                          fix="give it in seconds, e.g. 1e-07, or leave it out")
+    if not 0 < alpha < 1:
+        raise ConfigError(f"alpha must be between 0 and 1, got {alpha:g}", fix="use a level such as 0.01")
+    if interpolation not in INTERPOLATIONS:
+        raise ConfigError(f"unknown interpolation '{interpolation}'",
+                          fix=f"use one of {', '.join(INTERPOLATIONS)}")
+    cal = calibration if isinstance(calibration, Calibration) else read_calibration(Path(calibration), resolution)
+    trace = events if isinstance(events, EventTrace) else read_events(Path(events))
+    profiles = build_profiles(cal, NoiseOptions(quantile=quantile, resolution=resolution, alpha=alpha, refine=refine))
+    return OverheadResult(attribute(trace, profiles, interpolation), cal, trace)

@@ -19,6 +19,7 @@ from scalecheck.errors import ConfigError, ScalecheckError
 OK, REGRESSION, USAGE_ERROR, INTERNAL_ERROR = 0, 1, 2, 3
 # Kept here, not imported from scalecheck.formats, so that --help does not load numpy (a test keeps them equal).
 FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas")
+AGGREGATE_NAMES = ("mean", "median", "min", "tmax")  # scalecheck.core.search.AGGREGATE_NAMES (a test keeps them equal)
 
 _MODEL_EPILOG = """\
 examples:
@@ -81,8 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--max-plots", type=int, default=20, metavar="N",
                        help="plot at most the first N kernels of the ranking in the HTML report (default 20)")
     fit = model.add_argument_group("model search")
-    fit.add_argument("--aggregate", choices=("mean", "median", "min"), default="mean",
-                     help="statistic of the repetitions at each point (default: mean, as Extra-P)")
+    fit.add_argument("--aggregate", choices=AGGREGATE_NAMES, default="mean",
+                     help="statistic of the repetitions at each point: mean (default, as Extra-P), median, min, or "
+                          "tmax (min(S) plus the 0.95 quantile of the noise model fitted to the repetitions; "
+                          "needs about 10 or more repetitions per point)")
     fit.add_argument("--max-terms", type=int, default=2, metavar="N",
                      help="most terms per parameter besides the constant; a second term needs at least 7 points "
                           "(default: 2)")
@@ -107,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_history(commands)
     _add_comment(commands)
     _add_cluster(commands)
+    _add_overhead(commands)
     return parser
 
 
@@ -133,6 +137,9 @@ Findings, per (kernel, metric):
   segmentation the trend now changes at some scale
   structure    a group of processes appears, disappears or changes its call pairs
                (when both sides' files have a processes section; see scalecheck cluster)
+  overhead     more of the candidate's repetitions lie above the baseline's t_max (its
+               0.95 noise quantile) than chance allows, at points where the baseline
+               has at least 10 repetitions of a time (see scalecheck overhead)
   improvement  growth or prediction down (reported, never fails)
 p-values of all kernels are adjusted together (Benjamini-Hochberg); resamples are
 seeded, so the verdict is reproducible.
@@ -205,7 +212,8 @@ def _add_check(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                       help="kernels matching GLOB must grow no faster than GROWTH, e.g. 'solver->*=p log p' "
                            "(repeatable; replaces the configured expectations)")
     fit = check.add_argument_group("model search")
-    fit.add_argument("--aggregate", choices=("mean", "median", "min"), help="statistic of the repetitions")
+    fit.add_argument("--aggregate", choices=AGGREGATE_NAMES,
+                     help="statistic of the repetitions: mean, median, min or tmax (default mean)")
     fit.add_argument("--max-terms", type=int, metavar="N", help="most terms per parameter (default 2)")
     fit.add_argument("--alpha", type=float, metavar="A", help="significance level of the model search (0.01)")
     fit.add_argument("--exponents", metavar="LIST", help="polynomial exponents i to search, e.g. '0,1/2,1,2'")
@@ -599,4 +607,85 @@ def _cluster(args: argparse.Namespace) -> int:
     if args.dot is not None:
         write_atomic(args.dot, render_cluster_dot(result))
     sys.stdout.write(render_cluster_text(result, str(args.file)))
+    return OK
+
+
+_OVERHEAD_EPILOG = """\
+examples:
+  scalecheck overhead --calibration examples/overhead/calibration.jsonl examples/overhead/events.csv
+  scalecheck overhead --calibration cal.csv trace.jsonl --quantile 0.9 --json overhead.json
+  scalecheck overhead --calibration cal.jsonl trace.csv --resolution 1e-7 --interpolation log
+
+The calibration holds, per operation, samples of repeated timings at process counts p
+and message sizes b (at least 10 per sample, about 200 recommended). Recommended base
+points (Kluge et al.): p = 2^n and 1.5 * 2^n; b = 1, 10, 20, ..., 100, 200, ..., 1000,
+... up to 4 MiB. Each sample's noise t - min(S) is binned in classes no finer than the
+timer resolution and fitted with a Poisson and a discretized exponential distribution;
+the accepted model with the lowest chi^2 (the sample's own quantile when both are
+rejected) gives t_max = min(S) + its q_max quantile: the longest time the operation
+may take without overhead. Between calibrated (p, b), t_max is interpolated
+bilinearly; outside the grid it is taken at the grid's edge and the events are flagged.
+
+The overhead of an event is max(0, t - t_max(p, b)); the ranking sums it per source
+location and operation (with a column per process count), then per operation, and
+lists every calibration point with its noise model and chi-square p-value.
+
+files (JSON Lines or CSV, told apart by the extension; times in seconds unless a unit
+of ms, us or ns is given):
+  calibration  {"operation": "MPI_Send", "p": 8, "bytes": 1024, "times": [2.1e-05, ...]}
+               or CSV operation,p,bytes,time[,unit][,resolution], a row per timing
+  events       {"location": "msg.c:311", "operation": "MPI_Send", "p": 8, "bytes": 1024,
+                "time": 3.1e-05}, or CSV location,operation,p,bytes,time[,unit]
+
+exit status: 0 success, 2 bad input or usage, 3 internal error.
+"""
+
+
+def _add_overhead(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    overhead = commands.add_parser(
+        "overhead", help="separate necessary time from overhead in an event trace (t_max per operation)",
+        description="Fit a noise model to every calibration sample, derive t_max per operation, process count and "
+                    "message size, and rank the source locations of an event trace by their time above t_max.",
+        epilog=_OVERHEAD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    overhead.add_argument("events", metavar="EVENTS", type=Path,
+                          help="the event trace: location, operation, p, bytes and time of every event")
+    overhead.add_argument("--calibration", metavar="CAL", type=Path, required=True,
+                          help="repeated timings of each operation at several process counts and message sizes")
+    overhead.add_argument("--quantile", type=float, default=0.95, metavar="Q",
+                          help="q_max: t_max is this quantile of the noise model, in [0.8, 1) (default 0.95)")
+    overhead.add_argument("--resolution", type=float, metavar="SECONDS",
+                          help="timer resolution for samples that do not give one (default: the step the timings "
+                               "lie on, else a sixteenth of their interquartile range)")
+    overhead.add_argument("--interpolation", choices=("linear", "log"), default="linear",
+                          help="between calibrated points: bilinear in (p, b) (default), or in (log p, log(1 + b)) "
+                               "with log t_max")
+    overhead.add_argument("--alpha", type=float, default=0.01, metavar="A",
+                          help="level of the chi-square test that accepts or rejects a noise model (default 0.01)")
+    overhead.add_argument("--refine", action="store_true",
+                          help="move each model's parameter to the minimum of chi^2 after maximum likelihood")
+    overhead.add_argument("--json", type=Path, metavar="OUT",
+                          help="also write the ranking and every calibration point's noise model as JSON "
+                               "(atomically)")
+    overhead.set_defaults(run=_overhead)
+
+
+def _overhead(args: argparse.Namespace) -> int:
+    from scalecheck.api import overhead
+    from scalecheck.report.output import write_atomic
+    from scalecheck.report.overhead_report import OverheadContext, render_overhead_json, render_overhead_text
+
+    if not 0.8 <= args.quantile < 1:
+        raise ConfigError(f"--quantile must be at least 0.8 and less than 1, got {args.quantile:g}",
+                          fix="use a quantile such as 0.95 (Kluge et al.: 0.8 <= q_max < 1)")
+    if args.resolution is not None and not args.resolution > 0:
+        raise ConfigError(f"--resolution must be a positive number of seconds, got {args.resolution:g}",
+                          fix="give the timer resolution in seconds, e.g. --resolution 1e-7, or leave it out")
+    if not 0 < args.alpha < 1:
+        raise ConfigError(f"--alpha must be between 0 and 1, got {args.alpha:g}", fix="use a level such as 0.01")
+    result = overhead(args.calibration, args.events, quantile=args.quantile, resolution=args.resolution,
+                      interpolation=args.interpolation, alpha=args.alpha, refine=args.refine)
+    context = OverheadContext(str(args.calibration), str(args.events))
+    if args.json is not None:
+        write_atomic(args.json, render_overhead_json(result.table, context))
+    sys.stdout.write(render_overhead_text(result.table, context))
     return OK

@@ -38,9 +38,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from scalecheck.core.search import FitOptions
+from scalecheck.core.search import AGGREGATE_NAMES, FitOptions
 from scalecheck.data.growth import parse_growth
-from scalecheck.data.measurement import AGGREGATES
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Exponents
 from scalecheck.errors import ConfigError, Location
 
@@ -65,7 +64,7 @@ class Config:
     target: Mapping[str, float] | None = None  # scale to predict at, one positive value per parameter
     metrics: tuple[str, ...] = ()
     kernels: tuple[str, ...] = ()  # glob patterns
-    aggregate: str = "mean"  # mean, median or min
+    aggregate: str = "mean"  # mean, median, min or tmax (min(S) plus the fitted 0.95 quantile of the noise)
     segmentation: bool = True
     # [tool.scalecheck.search]
     max_terms: int = 2
@@ -318,7 +317,7 @@ _KEYS: dict[str, _Key] = {
     "target": _Key("", _target, "{p = 65536}", "p=65536"),
     "metrics": _Key("", _strings, '["time"]', "time"),
     "kernels": _Key("", _strings, '["solver->*"]', "'solver->*'"),
-    "aggregate": _Key("", _choice(tuple(AGGREGATES)), '"mean"', "mean"),
+    "aggregate": _Key("", _choice(AGGREGATE_NAMES), '"mean"', "mean"),
     "segmentation": _Key("", _boolean, "false", ""),
     "max_terms": _Key("search", _integer(1), "2", "2"),
     "exponents": _Key("search", _fractions, '[0, "1/2", 1, "3/2", 2]', "0,1/2,1,3/2,2"),

@@ -141,12 +141,14 @@ def test_cli_format_names_match_readers() -> None:
     assert cli.FORMAT_NAMES == tuple(FORMATS)
 
 
-def test_cli_aggregate_choices_match_data_layer() -> None:
-    from scalecheck.data.measurement import AGGREGATES
+def test_cli_aggregate_choices_match_the_model_search() -> None:
+    from scalecheck.core.search import AGGREGATE_NAMES
 
-    action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["model"]._actions
-                  if a.dest == "aggregate")
-    assert tuple(action.choices) == tuple(AGGREGATES)
+    assert cli.AGGREGATE_NAMES == AGGREGATE_NAMES
+    for command in ("model", "check"):
+        action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices[command]._actions
+                      if a.dest == "aggregate")
+        assert tuple(action.choices) == AGGREGATE_NAMES
 
 
 def test_python_m_scalecheck_runs_and_help_is_light() -> None:

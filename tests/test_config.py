@@ -10,7 +10,7 @@ import pytest
 
 from scalecheck.config import (FAILABLE_KINDS, FLAGS, FORMAT_NAMES, Config, building_blocks, find_config,
                                load_config)
-from scalecheck.core.search import FitOptions
+from scalecheck.core.search import AGGREGATE_NAMES, FitOptions
 from scalecheck.data.measurement import AGGREGATES
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS
 from scalecheck.errors import ConfigError, Location
@@ -136,6 +136,7 @@ def test_choices_follow_the_readers_and_aggregates() -> None:
     assert FORMAT_NAMES == READERS
     assert "improvement" not in FAILABLE_KINDS
     assert set(AGGREGATES) == {"mean", "median", "min"}
+    assert AGGREGATE_NAMES == ("mean", "median", "min", "tmax")  # tmax needs scipy, so it lives in core
 
 
 # --- discovery -----------------------------------------------------------------------------------------------------
@@ -325,10 +326,10 @@ MISTAKES = {
                   "[tool.scalecheck.search] alpha: must be greater than 0 and less than 1, got 1\n"
                   "  fix: write alpha = 0.01"),
     "aggregate_typo": ('[tool.scalecheck]\naggregate = "meen"\n', 2,
-                       "[tool.scalecheck] aggregate: must be one of mean, median, min, got 'meen'\n"
+                       "[tool.scalecheck] aggregate: must be one of mean, median, min, tmax, got 'meen'\n"
                        "  fix: did you mean 'mean'?"),
     "aggregate_unknown": ('[tool.scalecheck]\naggregate = "avg"\n', 2,
-                          "[tool.scalecheck] aggregate: must be one of mean, median, min, got 'avg'\n"
+                          "[tool.scalecheck] aggregate: must be one of mean, median, min, tmax, got 'avg'\n"
                           '  fix: write aggregate = "mean"'),
     "store_unknown": ('[tool.scalecheck]\nstore = "git"\n', 2,
                       "[tool.scalecheck] store: must be one of auto, branch, repo, got 'git'\n"

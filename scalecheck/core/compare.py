@@ -16,6 +16,11 @@ thousand unchanged kernels do not produce a handful of false alarms by chance.
   as allowed (including the chosen model capped at the bound) fits its data as well (`_restricted_test`).
 - measured: a slowdown at the measured points themselves (one-sided Mann-Whitney rank test per common point,
   combined with Stouffer's method), when the median slowdown exceeds the threshold.
+- overhead: at the points where the baseline has at least 10 repetitions of a time metric, more of the
+  candidate's repetitions lie above the baseline's t_max (its noise model's quantile q, `core.tmax`) than chance
+  allows: the exceedances, summed over the points, against a beta-binomial null whose mean and spread come from
+  permutations of the pooled repetitions (`core.exceedance`; the plain Binomial(n, 1 - q) tail, which ignores
+  that t_max is estimated, is reported beside it). A warning by default.
 - segmentation: the candidate's trend changes at a scale where the baseline's did not.
 - improvement: growth or prediction down with the same confidence; reported, never failing.
 
@@ -35,11 +40,12 @@ import numpy as np
 
 from scalecheck.core.bootstrap import (Resampled, capped, common_choice, expectation_spec, hypotheses, jitter, neighbourhood,
                                        resample, reselect, residual_spread)
+from scalecheck.core.exceedance import ExceedanceOptions, exceedance_tests
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions, PointStats, design, noise_and_penalty, point_stats, score
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.data.growth import exceeds
-from scalecheck.data.measurement import Series
+from scalecheck.data.measurement import Series, is_time_metric
 from scalecheck.data.outcome import FittedModel, KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec, format_growth
 from scalecheck.data.verdict import Comparison, Finding, KernelComparison
@@ -55,6 +61,8 @@ class CompareOptions:
     confidence: float = 0.95  # one-sided level of the bounds, bootstrap probability required, 1 - FDR level
     resamples: int = 200  # bootstrap resamples per kernel and side
     seed: int = 0
+    quantile: float = 0.95  # q of the baseline's t_max in the exceedance (overhead) test
+    permutations: int = 50  # permutations behind the exceedance test's null distribution
 
     def __post_init__(self) -> None:
         if not self.threshold > 0:
@@ -63,6 +71,7 @@ class CompareOptions:
             raise ValueError(f"confidence must be in [0.5, 1), got {self.confidence}")
         if self.resamples < 1:
             raise ValueError(f"resamples must be at least 1, got {self.resamples}")
+        ExceedanceOptions(self.quantile, self.permutations)  # checks both
 
 
 @dataclass(frozen=True)
@@ -115,7 +124,9 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
     cand = {(s.kernel, s.metric): s for s in candidate}
     base_models = {(m.kernel, m.metric): m for m in fit_kernels(list(baseline), options, segmentation)}
     cand_models = {(m.kernel, m.metric): m for m in fit_kernels(list(candidate), options, segmentation)}
-    measured = _measured_tests([(key, base[key], cand[key]) for key in cand if key in base], settings)
+    common = [(key, base[key], cand[key]) for key in cand if key in base]
+    measured = _measured_tests(common, settings)
+    overhead = _exceedance_tests(common, settings)
     kernels, tests, plain = [], [], []
     for key in list(cand) + [k for k in base if k not in cand]:
         rng = np.random.default_rng([settings.seed, zlib.crc32("\0".join(key).encode())])
@@ -123,7 +134,7 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
         kc, found, other = _compare_kernel(key, base.get(key), cand.get(key), base_models.get(key),
                                            cand_models.get(key), point, options, settings, expected, rng)
         kernels.append(kc)
-        tests += found + ([measured[key]] if key in measured else [])
+        tests += found + [t[key] for t in (measured, overhead) if key in t]
         plain += other
     findings = _adjust(tests, settings) + plain
     return Comparison(parameters, dict(target), tuple(kernels), tuple(findings), settings.resamples, settings.seed)
@@ -444,10 +455,47 @@ def _measured_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: Compa
     return out
 
 
+def _exceedance_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: CompareOptions) -> dict[Key, _Test]:
+    """The exceedance test (`core.exceedance`) of every time metric, over the points both sides measured where the
+    baseline has enough repetitions for a noise model; one batch for all kernels, each with its own generator."""
+    options = ExceedanceOptions(settings.quantile, settings.permutations)
+    keys: list[Key] = []
+    kernels: list[list[tuple[np.ndarray, np.ndarray]]] = []
+    for key, base, cand in pairs:
+        if not (is_time_metric(cand.metric, cand.unit) or is_time_metric(base.metric, base.unit)):
+            continue  # t_max is a model of timings: t = t_min + positive errors
+        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+        points = [(base.values[rows[tuple(p)]], cand.values[j]) for j, p in enumerate(cand.points.tolist())
+                  if tuple(p) in rows and base.repetitions[rows[tuple(p)]] >= options.min_baseline]
+        if points:
+            keys.append(key)
+            kernels.append(points)
+    rngs = [np.random.default_rng([settings.seed, zlib.crc32("\0".join(key).encode()), 1]) for key in keys]
+    out = {}
+    for key, result in zip(keys, exceedance_tests(kernels, options, rngs)):
+        if result is None:
+            continue
+        share = result.exceedances / result.repetitions
+        expected = result.expected / result.repetitions
+        finding = Finding(
+            *key, "overhead",
+            f"{result.exceedances} of {result.repetitions} repetitions ({share:.0%}) above the baseline's t_max "
+            f"(its noise model's {result.quantile:g} quantile) at {result.points} point(s); {result.expected:.1f} "
+            f"({expected:.0%}) expected if nothing changed",
+            evidence={"points": result.points, "exceedances": result.exceedances,
+                      "repetitions": result.repetitions, "expected": float(f"{result.expected:.3g}"),
+                      "binomial_p": float(f"{result.binomial_p:.2g}"),
+                      "time_above_t_max": float(f"{result.overhead:.4g}"),
+                      "noise": ", ".join(sorted(set(result.models)))})
+        out[key] = _Test(key, "overhead", result.p_value, finding, result.excess)
+    return out
+
+
 def _adjust(tests: list[_Test], settings: CompareOptions) -> list[Finding]:
     """Findings whose test survives the Benjamini-Hochberg adjustment over all tests and whose condition holds.
 
-    A measured slowdown is not repeated for a kernel that already has a growth or prediction finding.
+    A measured slowdown or an overhead is not repeated for a kernel that already has a growth or prediction
+    finding: a kernel that got slower at scale also exceeds the baseline everywhere.
     """
     if not tests:
         return []
@@ -459,7 +507,7 @@ def _adjust(tests: list[_Test], settings: CompareOptions) -> list[Finding]:
     explained = {t.key for t, _ in kept if t.kind in ("growth", "prediction")}
     out = []
     for t, q in kept:
-        if t.kind == "measured" and t.key in explained:
+        if t.kind in ("measured", "overhead") and t.key in explained:
             continue
         f = t.finding
         out.append(replace(t.finding, p_value=t.p_value, q_value=q))
