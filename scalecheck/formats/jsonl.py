@@ -29,6 +29,7 @@ def read_jsonl(path: Path) -> Run:
     meta: dict[str, str] = {}
     if objects and isinstance(objects[0][1], dict) and "scalecheck" in objects[0][1]:
         line, header = objects.pop(0)
+        assert isinstance(header, dict)  # checked above; mypy does not narrow through the tuple
         declared, meta = _header(header, Location(path, line))
     return run_from_records(path, _records(path, objects), declared, meta)
 

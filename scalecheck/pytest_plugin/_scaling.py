@@ -1,0 +1,234 @@
+"""The `scaling` fixture's objects: measure a function, then assert how it may grow.
+
+Imported only when a test uses the plugin (it loads numpy and scipy through the modeling core).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NoReturn
+
+import numpy as np
+import pytest
+
+from scalecheck.core.bound import BoundCheck, BoundOptions, check_bound
+from scalecheck.core.search import FitOptions
+from scalecheck.data.growth import parse_growth
+from scalecheck.data.measurement import Series
+from scalecheck.data.spec import format_growth
+from scalecheck.pytest_plugin._measure import Measured, Measurer, MetricError, Sizes
+
+TIME_TOLERANCE = 1 / 8  # times: a failure needs an excess of (largest / smallest size)^(1/8) (core.bound)
+EXTENSIONS = 2  # inconclusive evidence: measure up to this many budgets more before deciding
+
+
+def _usage(message: str) -> NoReturn:
+    """A misused fixture fails its test with one line, no traceback."""
+    pytest.fail(message, pytrace=False)
+
+
+class ScalingInconclusiveWarning(pytest.PytestWarning):
+    """The measurements could not tell whether the bound holds; the test passed (see --scalecheck-strict)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The session's settings: command line over pytest ini over [tool.scalecheck] over defaults."""
+
+    budget: float = 2.0  # seconds per measurement
+    confidence: float = 0.95
+    resamples: int = 200
+    seed: int = 0
+    strict: bool = False  # an inconclusive assertion fails instead of passing with a warning
+    fit: FitOptions = FitOptions()
+
+
+class Recorder:
+    """Every measurement of the session, by kernel name, for --scalecheck-save."""
+
+    def __init__(self) -> None:
+        self.measured: dict[str, Measured] = {}
+
+    def add(self, kernel: str, measured: Measured) -> None:
+        self.measured[kernel] = measured
+
+    def records(self) -> list[dict[str, Any]]:
+        """JSON-ready measurement objects (the native format's), one per kernel and point."""
+        out = []
+        for kernel, m in self.measured.items():
+            for point, values in m.values.items():
+                if values:
+                    out.append({"kernel": kernel, "metric": m.metric, "unit": m.unit,
+                                "point": dict(zip(m.parameters, point)), "values": list(values)})
+        return out
+
+
+class Scaling:
+    """The `scaling` fixture: `measure` a function over sizes, then `assert_no_worse_than` a growth bound."""
+
+    def __init__(self, nodeid: str, settings: Settings, recorder: Recorder) -> None:
+        self._nodeid, self._settings, self._recorder = nodeid, settings, recorder
+        self._count = 0
+
+    @staticmethod
+    def sizes(low: int, high: int, count: int | None = None) -> Sizes:
+        """A geometric range of sizes from `low` to `high`; the time budget decides how far up it is measured."""
+        try:
+            return Sizes(low, high, count)
+        except ValueError as err:
+            problem = str(err)
+        _usage(f"scalecheck: {problem}")
+
+    def measure(self, func: Callable[..., Any], *, setup: Callable[..., Any] | None = None, metric: str = "time",
+                budget: float | None = None, name: str | None = None,
+                **parameters: Sizes | Sequence[int]) -> ScalingResult:
+        """Measure `func` at every size of each parameter (keyword arguments: `n=scaling.sizes(1_000, 10**6)` or
+        `n=[1000, 2000, ...]`).
+
+        `setup(**sizes)` builds the input outside the timed region, afresh for each repetition, and `func` gets it
+        as its one argument; without `setup`, `func(**sizes)` is called. `metric` is "time" (seconds per call),
+        "memory" (peak bytes allocated during a call) or any other name for the number `func` returns.
+        `budget` overrides the session's seconds per measurement; `name` tells several measurements of one test
+        apart in the saved file.
+        """
+        if not parameters:
+            _usage("scalecheck: measure() needs at least one parameter, e.g. "
+                                    "n=scaling.sizes(1_000, 1_000_000)")
+        if not callable(func) or (setup is not None and not callable(setup)):
+            _usage("scalecheck: measure(func, setup=...) needs functions")
+        if not isinstance(metric, str) or not metric:
+            _usage(f"scalecheck: metric must be a name such as 'time', not {metric!r}")
+        seconds = self._settings.budget if budget is None else budget
+        if not (isinstance(seconds, (int, float)) and seconds > 0 and math.isfinite(seconds)):
+            _usage(f"scalecheck: budget must be a positive number of seconds, not {budget!r}")
+        self._count += 1
+        kernel = self._nodeid if name is None else f"{self._nodeid}::{name}"
+        if name is None and self._count > 1:
+            kernel = f"{self._nodeid}#{self._count}"
+        seed = zlib.crc32(f"{self._settings.seed}\0{kernel}".encode())
+        try:
+            measurer = Measurer(func, setup, parameters, metric, seed)
+        except ValueError as err:
+            problem = str(err)
+        else:
+            problem = ""
+        if problem:
+            _usage(f"scalecheck: {problem}")
+        try:
+            measured = measurer.run(float(seconds))
+        except MetricError as err:
+            problem = str(err)
+        if problem:
+            _usage(f"scalecheck: {self._nodeid}: {problem}")
+        self._recorder.add(kernel, measured)
+        return ScalingResult(kernel, measurer, measured, self._settings, float(seconds))
+
+
+class ScalingResult:
+    """What `measure` collected, and the assertions on it."""
+
+    def __init__(self, kernel: str, measurer: Measurer | None, measured: Measured, settings: Settings,
+                 budget: float) -> None:
+        self.kernel, self.measured = kernel, measured
+        self._measurer, self._settings, self._budget = measurer, settings, budget
+        self.check: BoundCheck | None = None
+
+    @property
+    def series(self) -> Series:
+        m = self.measured
+        points = sorted(p for p, v in m.values.items() if v)
+        width = max(len(m.values[p]) for p in points)
+        values = np.full((len(points), width), np.nan)
+        for row, point in enumerate(points):
+            values[row, : len(m.values[point])] = m.values[point]
+        return Series(self.kernel, m.metric, m.parameters, np.array(points, dtype=float), values, m.unit)
+
+    def assert_no_worse_than(self, bound: str) -> BoundCheck:
+        """Fail the test unless the measured function grows no faster than `bound` ('n log n', 'O(n^2)', ...).
+
+        Passes when the growth is within the bound with the session's confidence. When the evidence is
+        inconclusive it measures more (up to two more budgets); still inconclusive, the test passes with a
+        `ScalingInconclusiveWarning` (fails with --scalecheck-strict). Fails when the growth exceeds the bound
+        significantly and by a margin that matters; the message shows the model, the bound and the points.
+        """
+        try:
+            growth = parse_growth(bound, self.measured.parameters)
+        except ValueError as err:
+            problem = str(err)
+        else:
+            problem = ""
+        if problem:
+            _usage(f"scalecheck: invalid bound {bound!r}: {problem}")
+        settings = self._settings
+        options = BoundOptions(confidence=settings.confidence, resamples=settings.resamples,
+                               seed=zlib.crc32(f"{settings.seed}\0{self.kernel}".encode()),
+                               tolerance=TIME_TOLERANCE if self.measured.metric == "time" else 0.0)
+        fit = settings.fit if self.measured.metric != "time" else replace(settings.fit, aggregate="median")
+        check = check_bound(self.series, growth, fit, options)
+        for _ in range(EXTENSIONS):
+            if check.outcome != "inconclusive" or self._measurer is None or self.measured.exact:
+                break
+            self._measurer.extend(self._budget)
+            check = check_bound(self.series, growth, fit, options)
+        self.check = check
+        if check.outcome == "within":
+            return check
+        text = failure_message(self.kernel, bound, check, self.series, settings.confidence)
+        if check.outcome == "inconclusive" and not settings.strict:
+            warnings.warn(ScalingInconclusiveWarning(text), stacklevel=2)
+            return check
+        pytest.fail(text, pytrace=False)
+
+
+def failure_message(kernel: str, bound: str, check: BoundCheck, series: Series, confidence: float) -> str:
+    """Several lines: what was found, the model, the evidence, and the measured points."""
+    metric = f"{series.metric} ({series.unit})" if series.unit else series.metric
+    if check.outcome == "unmodeled":
+        head = f"scalecheck: {kernel}: no model of {metric}: {check.note}"
+        return "\n".join([head, *_points_table(series)])
+    assert check.fitted is not None and check.growth is not None
+    growth = format_growth(dict(check.growth))
+    if check.outcome == "exceeds":
+        head = f"scalecheck: {kernel} grows as {growth}, faster than the bound {bound}"
+    elif check.growth and _above(check):
+        head = (f"scalecheck: {kernel} may grow faster than the bound {bound} (fitted: {growth}), but the evidence "
+                f"is not conclusive")
+    else:
+        head = (f"scalecheck: {kernel} grows as {growth}, within the bound {bound}, but only "
+                f"{check.within:.0%} of the bootstrap resamples agree (needed: {confidence:.0%})")
+    reps = series.repetitions
+    lines = [head, f"  model: {metric} = {check.fitted.formula()}   (median of {int(reps.min())}-{int(reps.max())} "
+                   f"repetitions per size)" if series.metric == "time" else
+             f"  model: {metric} = {check.fitted.formula()}"]
+    if check.model.segmented:
+        lines.append("  segments: the trend changes at " + ", ".join(cp.text() for cp in check.model.change_points)
+                     + "; the last segment is judged")
+    if _above(check):
+        lines.append(f"  evidence: no model within {bound} fits as well (p = {check.p_value:.2g}); "
+                     f"{1 - check.within:.0%} of the bootstrap resamples grow faster; its cost per unit of "
+                     f"{bound} rises {check.rise:.3g}x over the measured sizes (a failure needs {check.needed:.3g}x)")
+    lines += _points_table(series)
+    return "\n".join(lines)
+
+
+def _above(check: BoundCheck) -> bool:
+    return check.p_value < 1.0
+
+
+def _points_table(series: Series) -> list[str]:
+    names = series.parameters
+    center = series.aggregate("median" if series.metric == "time" else "mean")
+    header = "  measured: " + "  ".join(f"{n:>10}" for n in names) + f"  {series.metric:>12}  reps"
+    rows = [header]
+    for point, value, reps in zip(series.points, center, series.repetitions):
+        rows.append("            " + "  ".join(f"{x:>10g}" for x in point) + f"  {value:>12.4g}  {int(reps):>4}")
+    return rows
+
+
+def bound_growth(text: str, parameters: Sequence[str]) -> Mapping[str, Any]:
+    """Parse a bound for the marker form (raises ValueError with the parser's message)."""
+    return parse_growth(text, parameters)

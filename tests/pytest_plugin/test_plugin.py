@@ -1,0 +1,308 @@
+"""The pytest plugin end to end, through pytester: fixture and marker forms, messages, saving, xdist, JUnit."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from importlib import metadata
+
+import numpy.fft  # noqa: F401  (in-process pytester runs drop modules first imported inside them, and numpy's
+import pytest     # compiled parts cannot load twice: everything the plugin imports is imported here first)
+import scipy.special  # noqa: F401
+import scipy.stats  # noqa: F401
+
+import scalecheck.pytest_plugin._marker  # noqa: F401
+import scalecheck.pytest_plugin._save  # noqa: F401
+from scalecheck.formats import read_many
+
+pytest_plugins = ["pytester"]
+
+# deterministic work counts keep these tests fast and exact; one timed test checks the clock path
+COUNTS = """
+import pytest
+
+def linear(n):
+    return 3 * n + 7
+
+def quadratic(n):
+    return n * n // 2
+
+def n_log_n(n):
+    return n * n.bit_length()
+"""
+
+
+def _plugin() -> list[str]:
+    """Load the plugin by its entry point when installed (pip install .), else by module name."""
+    names = {ep.name for ep in metadata.entry_points(group="pytest11")}
+    return [] if "scalecheck" in names else ["-p", "scalecheck.pytest_plugin"]
+
+
+def run(pytester: pytest.Pytester, *args: str, subprocess: bool = False) -> pytest.RunResult:
+    runner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
+    return runner(*_plugin(), "-p", "no:cacheprovider", "--scalecheck-budget", "0.3", *args)
+
+
+def test_fixture_passes_within_the_bound(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(COUNTS + """
+def test_linear(scaling):
+    result = scaling.measure(linear, n=scaling.sizes(10, 100_000), metric="operations")
+    check = result.assert_no_worse_than("n")
+    assert check.outcome == "within"
+    assert result.measured.exact
+
+def test_loose_bound(scaling):
+    scaling.measure(n_log_n, n=[16, 64, 256, 1024, 4096, 16384], metric="operations").assert_no_worse_than("O(n^2)")
+""")
+    result = run(pytester)
+    result.assert_outcomes(passed=2)
+
+
+def test_fixture_fails_with_model_bound_and_points(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(COUNTS + """
+def test_quadratic(scaling):
+    scaling.measure(quadratic, n=scaling.sizes(10, 10_000), metric="operations").assert_no_worse_than("n log n")
+""")
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "scalecheck: test_fixture_fails_with_model_bound_and_points.py::test_quadratic grows as n^2, faster than "
+        "the bound n log n",
+        "  model: operations = * n^2*",
+        "  evidence: no model within n log n fits as well (p = *",
+        "  measured:          n    operations  reps",
+        "                    10            50     2",
+    ])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_timed_quadratic_fails_and_linear_passes(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+def front_inserts(data):
+    out = []
+    for x in data:
+        out.insert(0, x)
+    return out
+
+def test_quadratic(scaling):
+    result = scaling.measure(front_inserts, n=scaling.sizes(500, 64_000), setup=lambda n: list(range(n)))
+    result.assert_no_worse_than("n")
+
+def test_linear(scaling):
+    result = scaling.measure(lambda data: [x + 1 for x in data], n=scaling.sizes(1_000, 64_000),
+                             setup=lambda n: list(range(n)))
+    result.assert_no_worse_than("n^2")
+""")
+    result = run(pytester, "--scalecheck-budget", "1")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*test_quadratic grows as n^2, faster than the bound n",
+                                 "  model: time (s) = * n^2*(median of * repetitions per size)"])
+
+
+def test_marker_form(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(COUNTS + """
+SIZES = [16, 32, 64, 128, 256, 512, 1024]
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", SIZES)
+def test_linear(n):
+    return linear(n)
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", SIZES)
+def test_quadratic(n):
+    return quadratic(n)
+
+@pytest.mark.scalecheck(max="n log n", param="n", metric="operations")
+@pytest.mark.parametrize("kind", ["a", "b"])
+@pytest.mark.parametrize("n", SIZES)
+def test_grouped(n, kind):
+    return n_log_n(n) if kind == "a" else linear(n)
+""")
+    result = run(pytester, "-v")
+    result.assert_outcomes(passed=27, failed=1)
+    result.stdout.fnmatch_lines(["*test_quadratic?1024? FAILED*"])
+    result.stdout.fnmatch_lines(["scalecheck: test_marker_form.py::test_quadratic grows as n^2, faster than the "
+                                 "bound n"])
+
+
+def test_marker_times_the_body(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+import pytest
+
+@pytest.mark.scalecheck(max="n^2", param="n")
+@pytest.mark.parametrize("n", [1000, 2000, 4000, 8000, 16000])
+def test_sum(n):
+    sum(range(n))
+""")
+    run(pytester).assert_outcomes(passed=5)
+
+
+@pytest.mark.parametrize(("marker", "message"), [
+    ('max="n lg n", param="n"', "*test_bad.py::test_it?16?: invalid bound 'n lg n': cannot read 'n lg n': unknown "
+                                "word 'lg'*"),
+    ('max="m^2", param="n"', "*invalid bound 'm^2': cannot read 'm^2': unknown parameter 'm'; the parameters are n"),
+    ('max="n", param="size"', "*marked scalecheck(param='size') but not parametrized over 'size'*"),
+    ('"n"', "*write the marker as scalecheck(max='n log n', param='n')*"),
+])
+def test_marker_misuse_is_a_usage_error(pytester: pytest.Pytester, marker: str, message: str) -> None:
+    pytester.makepyfile(test_bad=f"""
+import pytest
+
+@pytest.mark.scalecheck({marker})
+@pytest.mark.parametrize("n", [16, 32, 64])
+def test_it(n):
+    pass
+""")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+
+
+def test_invalid_bound_in_a_test_fails_it_in_one_line(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(COUNTS + """
+def test_it(scaling):
+    scaling.measure(linear, n=[10, 20, 40, 80, 160], metric="operations").assert_no_worse_than("n^3/2")
+""")
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["scalecheck: invalid bound 'n^3/2': cannot read 'n^3/2': 'n^3/2' is ambiguous; write "
+                                 "'n^(3/2)' for a fractional exponent"])
+    assert "During handling" not in result.stdout.str() and "Traceback" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ("scaling.measure(linear)", "scalecheck: measure() needs at least one parameter, e.g. "
+                                "n=scaling.sizes(1_000, 1_000_000)"),
+    ("scaling.measure(linear, n=scaling.sizes(5, 8))", "scalecheck: sizes(5, 8) holds only 4 whole numbers; a model "
+                                                       "needs 5 sizes: widen the range"),
+    ("scaling.measure(linear, n=[1, 1, 2])", "scalecheck: n=[1, 1, 2] has 2 distinct size(s); a model needs at "
+                                             "least 3 (better 5)"),
+    ("scaling.measure(lambda n: None, n=[1, 2, 3], metric='ops')",
+     "scalecheck: test_measure_misuse.py::test_it: metric 'ops' is the number the function returns, but it "
+     "returned None: return the count to model, or measure metric='time'"),
+])
+def test_measure_misuse(pytester: pytest.Pytester, call: str, message: str) -> None:
+    pytester.makepyfile(test_measure_misuse=COUNTS + f"""
+def test_it(scaling):
+    {call}
+""")
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_save_writes_every_measurement(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_saved=COUNTS + """
+def test_a(scaling):
+    scaling.measure(linear, n=[10, 20, 40, 80, 160], metric="operations")
+
+def test_b(scaling):
+    scaling.measure(quadratic, n=[10, 20, 40, 80, 160], metric="operations", name="quad")
+    scaling.measure(lambda p, n: p * n, p=[1, 2, 4], n=[10, 20, 40], metric="operations")
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [10, 20, 40])
+def test_c(n):
+    return linear(n)
+""")
+    result = run(pytester, "--scalecheck-save", "out/results.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # the folder does not exist
+    result.stderr.fnmatch_lines(["ERROR: --scalecheck-save out/results.json: folder * does not exist; create it or "
+                                 "choose another path"])
+    (pytester.path / "out").mkdir()
+    result = run(pytester, "--scalecheck-save", "out/results.json")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines([
+        "scalecheck: saved 13 measurements of 3 test(s) over n to *results.json",
+        "scalecheck: saved 9 measurements of 1 test(s) over p, n to *results.p-n.json",
+    ])
+    run_ = read_many([pytester.path / "out" / "results.json"])
+    kernels = {s.kernel: s for s in run_.series}
+    assert sorted(kernels) == ["test_saved.py::test_a", "test_saved.py::test_b::quad", "test_saved.py::test_c"]
+    series = kernels["test_saved.py::test_b::quad"]
+    assert series.metric == "operations"
+    assert series.points[:, 0].tolist() == [10, 20, 40, 80, 160]
+    assert series.values[:, 0].tolist() == [50, 200, 800, 3200, 12800]
+    data = json.loads((pytester.path / "out" / "results.json").read_text())
+    assert data["meta"]["source"] == "pytest"
+
+
+def test_without_the_fixtures_numpy_is_not_imported(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+import sys
+
+def test_plain():
+    assert "numpy" not in sys.modules
+    assert "scalecheck.pytest_plugin" in sys.modules
+""")
+    result = run(pytester, subprocess=True)
+    result.assert_outcomes(passed=1)
+
+
+def test_failure_is_in_junit_xml(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_junit=COUNTS + """
+def test_quadratic(scaling):
+    scaling.measure(quadratic, n=[10, 20, 40, 80, 160, 320], metric="operations").assert_no_worse_than("n")
+""")
+    result = run(pytester, "--junitxml=report.xml")
+    result.assert_outcomes(failed=1)
+    xml = (pytester.path / "report.xml").read_text()
+    assert '<failure message="Failed: scalecheck: test_junit.py::test_quadratic grows as n^2, faster than the bound n' in xml
+
+
+def test_options_are_checked(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    result = run(pytester, "--scalecheck-budget", "-1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: scalecheck: --scalecheck-budget = -1.0 must be a positive number of seconds"])
+    pytester.makeini("[pytest]\nscalecheck_confidence = 2\n")
+    result = run(pytester)
+    result.stderr.fnmatch_lines(["ERROR: scalecheck: ini option scalecheck_confidence = 2.0 must be a number in "
+                                 "[0.5, 1)"])
+
+
+def test_inconclusive_passes_with_a_warning_or_fails_when_strict(pytester: pytest.Pytester) -> None:
+    # exact counts that grow, but by less than a log factor over these sizes: neither within nor a failure
+    pytester.makepyfile(test_vague="""
+def test_vague(scaling):
+    scaling.measure(lambda n: 1000 + n, n=[100, 110, 120, 130, 140], metric="work").assert_no_worse_than("1")
+""")
+    result = run(pytester)
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*ScalingInconclusiveWarning: scalecheck: test_vague.py::test_vague may grow faster "
+                                 "than the bound 1*"])
+    result = run(pytester, "--scalecheck-strict")
+    result.assert_outcomes(failed=1)
+
+
+def test_xdist_workers_send_their_measurements(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_spread=COUNTS + "\n" + "\n".join(textwrap.dedent(f"""
+def test_{k}(scaling):
+    scaling.measure(linear, n=[10, 20, 40, 80, 160], metric="operations").assert_no_worse_than("n")
+""") for k in range(4)) + """
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [10, 20, 40, 80, 160])
+def test_marked(n):
+    return linear(n)
+""")
+    result = run(pytester, "-n", "2", "--dist", "loadscope", "--scalecheck-save", "all.json", subprocess=True)
+    result.assert_outcomes(passed=9)
+    kernels = {s.kernel for s in read_many([pytester.path / "all.json"]).series}
+    assert kernels == {f"test_spread.py::test_{k}" for k in range(4)} | {"test_spread.py::test_marked"}
+
+
+def test_xdist_split_group_says_how_to_run(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_split=COUNTS + """
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [10, 20, 40, 80, 160, 320])
+def test_marked(n):
+    return linear(n)
+""")
+    result = run(pytester, "-n", "2", "--dist", "load", subprocess=True)
+    result.assert_outcomes(passed=5, failed=1)
+    result.stdout.fnmatch_lines(["scalecheck: test_split.py::test_marked: * of its 6 cases ran on another pytest-xdist "
+                                 "worker, so no worker saw the whole growth; run with --dist loadscope or --dist "
+                                 "loadfile"])
