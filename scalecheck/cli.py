@@ -17,6 +17,7 @@ from scalecheck import __version__
 from scalecheck.errors import ConfigError, ScalecheckError
 
 OK, REGRESSION, USAGE_ERROR, INTERNAL_ERROR = 0, 1, 2, 3
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a program stopped by Ctrl-C
 # Kept here, not imported from scalecheck.formats, so that --help does not load numpy (a test keeps them equal).
 FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas")
 AGGREGATE_NAMES = ("mean", "median", "min", "tmax")  # scalecheck.core.search.AGGREGATE_NAMES (a test keeps them equal)
@@ -111,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_comment(commands)
     _add_cluster(commands)
     _add_overhead(commands)
+    _add_measure(commands)
     return parser
 
 
@@ -689,3 +691,134 @@ def _overhead(args: argparse.Namespace) -> int:
         write_atomic(args.json, render_overhead_json(result.table, context))
     sys.stdout.write(render_overhead_text(result.table, context))
     return OK
+
+
+_MEASURE_EPILOG = """\
+examples:
+  scalecheck measure --param p=1,2,4,8,16 --repeat 5 -- ./bench --procs {p}
+  scalecheck measure --param p=2,4,8 --param n=1000,10000 --out bench.json -- python3 bench.py {p} {n}
+  scalecheck measure --param n=64,128,256 --timeout 60 --keep-going --commit "$(git rev-parse HEAD)" \\
+      --shell -- 'mpirun -n 4 ./solver --size {n} > /dev/null'
+
+The command runs once per combination of the --param values (the cross product, the
+first --param varying slowest), in rounds: every point once, then every point again,
+--repeat times, so that slow drift of the machine affects all points alike.
+
+Parameters: NAME is a letter or '_' followed by letters, digits or '_'; values are
+positive numbers, written into the command canonically (1e3 -> 1000, 0.50 -> 0.5).
+{NAME} in the command is replaced by the value ({{ and }} are literal braces), and
+the value is also in the environment as NAME. Without --shell the arguments run as
+a list, never through a shell; with --shell they are joined with spaces into one
+shell command.
+
+Each run's wall time is recorded as kernel KERNEL (default: the program's file name,
+or the script's for `python3 script.py`), metric time, unit s. The command can
+report its own metrics: SCALECHECK_METRICS is the path of a fresh file per run (on
+POSIX also open as file descriptor 3, SCALECHECK_METRICS_FD=3); write JSON lines
+  {"kernel": "solve", "metric": "time", "unit": "s", "value": 0.12}
+with "values": [...] for several values, "metric" defaulting to time, "unit"
+optional. A malformed line stops the measurement (also with --keep-going).
+
+The output file is scalecheck JSON, rewritten atomically after every completed run;
+an existing file is added to (same kernel, metric and point: more repetitions) and
+must have the same parameters. meta.machine is this machine's name, meta.commit
+the --commit given. The command's stdin is empty and its stdout discarded (unless
+--show-output); the end of its stderr is shown when a run fails. A progress bar is
+drawn on stderr when it is a terminal.
+
+A failed run (non-zero exit status, a signal, --timeout) adds nothing and stops the
+measurement, keeping the runs before it, unless --keep-going. Ctrl-C stops too,
+keeping every completed run; the running command is stopped (SIGINT, then SIGKILL).
+
+exit status: 0 every run succeeded, 2 bad usage or input, a failed run or a malformed
+metrics line, 3 internal error, 130 interrupted (Ctrl-C).
+"""
+
+
+def _add_measure(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    measure = commands.add_parser(
+        "measure", help="run a command at several parameter values and write a measurement file",
+        usage="scalecheck measure --param NAME=V1,V2,... [--param ...] [options] -- COMMAND [ARG ...]",
+        description="Run COMMAND for every combination of parameter values, --repeat times each, and write its "
+                    "wall time and the metrics it reports to a scalecheck JSON measurement file.",
+        epilog=_MEASURE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    measure.add_argument("--param", action="append", required=True, metavar="NAME=V1,V2,...",
+                         help="a parameter and its values, e.g. p=1,2,4,8 (repeatable: the cross product is measured)")
+    measure.add_argument("--repeat", type=int, default=5, metavar="N",
+                         help="repetitions per point (default 5)")
+    measure.add_argument("--kernel", metavar="NAME",
+                         help="kernel name of the wall time (default: the program's file name, or the script's "
+                              "for a Python interpreter running a .py file)")
+    measure.add_argument("--out", type=Path, default=Path("measurements.json"), metavar="FILE",
+                         help="the measurement file; an existing one is added to (default measurements.json)")
+    measure.add_argument("--shell", action="store_true",
+                         help="run the command, its arguments joined with spaces, through the shell")
+    measure.add_argument("--timeout", type=float, metavar="SECONDS",
+                         help="kill a run after this long and count it as failed (default: no limit)")
+    measure.add_argument("--keep-going", action="store_true",
+                         help="report a failed run, skip it and go on; exit status 2 at the end if any failed")
+    measure.add_argument("--show-output", action="store_true",
+                         help="pass the command's stdout through (default: discarded; turns the progress bar off)")
+    measure.add_argument("--commit", metavar="SHA", help="the commit measured, stored as meta.commit")
+    measure.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARG ...]",
+                         help="the command; {NAME} is replaced by the value of parameter NAME")
+    measure.set_defaults(run=_measure)
+
+
+def _measure(args: argparse.Namespace) -> int:
+    from scalecheck.measure import failure_text, measure, plan_measurements, progress_line, summary_line
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    plan = plan_measurements(args.param, command, repeat=args.repeat, kernel=args.kernel, out=args.out,
+                             shell=args.shell, timeout=args.timeout, keep_going=args.keep_going,
+                             show_output=args.show_output, commit=args.commit)
+    bar = _ProgressBar() if sys.stderr.isatty() and not args.show_output else None
+
+    def on_failure(failure) -> None:  # type: ignore[no-untyped-def]
+        if bar is not None:
+            bar.clear()
+        prefix = "scalecheck: " if args.keep_going else "scalecheck: error: "
+        print(prefix + failure_text(failure), file=sys.stderr)
+
+    try:
+        summary = measure(plan, on_step=(lambda step, seconds: bar.show(progress_line(step, seconds, bar.width)))
+                          if bar is not None else None, on_failure=on_failure)
+    finally:
+        if bar is not None:
+            bar.clear()
+    kept = f"kept {summary.runs} of {summary.total} runs in {summary.out}" if summary.runs \
+        else f"no run completed; {summary.out} {'unchanged' if summary.appended else 'not written'}"
+    if summary.interrupted:
+        print(f"scalecheck: interrupted; {kept}", file=sys.stderr)
+        return INTERRUPTED
+    if summary.stopped:
+        print(f"scalecheck: stopped; {kept}\n  fix: correct the command, or pass --keep-going to skip failed runs",
+              file=sys.stderr)
+        return USAGE_ERROR
+    print(summary_line(summary))
+    if summary.failures:
+        print(f"scalecheck: error: {len(summary.failures)} of {summary.total} runs failed (reported above); {kept}",
+              file=sys.stderr)
+        return USAGE_ERROR
+    return OK
+
+
+class _ProgressBar:
+    """One status line on stderr, redrawn in place with \\r."""
+
+    def __init__(self) -> None:
+        import shutil
+
+        self.width = shutil.get_terminal_size((80, 24)).columns
+        self._shown = 0
+
+    def show(self, line: str) -> None:
+        sys.stderr.write("\r" + line + " " * max(self._shown - len(line), 0))
+        sys.stderr.flush()
+        self._shown = len(line)
+
+    def clear(self) -> None:
+        if self._shown:
+            sys.stderr.write("\r" + " " * self._shown + "\r")
+            sys.stderr.flush()
+            self._shown = 0

@@ -71,6 +71,7 @@ class BoundCheck:
     p_value: float  # restricted test: no model within the bound fits as well (1.0 when the growth is within)
     rise: float  # how much the model's cost per unit of the bound rises over the measured sizes (1.0: none)
     needed: float  # the rise a failure needs over these sizes
+    above: bool = False  # the fitted growth is above the bound (whatever the evidence)
     note: str = ""
 
 
@@ -84,7 +85,7 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
     """
     model = fit_kernels([series], options, segmentation)[0]
     if not model.ok:
-        return BoundCheck("unmodeled", model, None, None, 0.0, 1.0, 1.0, 1.0, model.note)
+        return BoundCheck("unmodeled", model, None, None, 0.0, 1.0, 1.0, 1.0, note=model.note)
     side = _side(series, model, options)
     names = series.parameters
     growth = side.fitted.growth()
@@ -103,7 +104,7 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
     p_value = _restricted_test(side, list(boot.specs), bound, options)
     decided = p_value <= 1 - settings.confidence and 1 - within >= settings.confidence and rise >= needed
     return BoundCheck("exceeds" if decided else "inconclusive", model, growth, side.fitted, within, p_value, rise,
-                      needed)
+                      needed, above=True)
 
 
 def _rise(fitted: FittedModel, points: np.ndarray, bound: Mapping[str, Exponents], share: float,

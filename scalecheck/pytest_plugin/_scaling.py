@@ -194,7 +194,7 @@ def failure_message(kernel: str, bound: str, check: BoundCheck, series: Series, 
     growth = format_growth(dict(check.growth))
     if check.outcome == "exceeds":
         head = f"scalecheck: {kernel} grows as {growth}, faster than the bound {bound}"
-    elif check.growth and _above(check):
+    elif check.above:
         head = (f"scalecheck: {kernel} may grow faster than the bound {bound} (fitted: {growth}), but the evidence "
                 f"is not conclusive")
     else:
@@ -207,16 +207,12 @@ def failure_message(kernel: str, bound: str, check: BoundCheck, series: Series, 
     if check.model.segmented:
         lines.append("  segments: the trend changes at " + ", ".join(cp.text() for cp in check.model.change_points)
                      + "; the last segment is judged")
-    if _above(check):
+    if check.above:
         lines.append(f"  evidence: no model within {bound} fits as well (p = {check.p_value:.2g}); "
                      f"{1 - check.within:.0%} of the bootstrap resamples grow faster; its cost per unit of "
                      f"{bound} rises {check.rise:.3g}x over the measured sizes (a failure needs {check.needed:.3g}x)")
     lines += _points_table(series)
     return "\n".join(lines)
-
-
-def _above(check: BoundCheck) -> bool:
-    return check.p_value < 1.0
 
 
 def _points_table(series: Series) -> list[str]:
