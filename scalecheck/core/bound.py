@@ -11,10 +11,10 @@ Three outcomes, so that a caller can measure more instead of guessing:
   rises from its lowest value to the largest size by at least `needed`. For exact metrics (counts, allocated
   bytes) that is three quarters of one logarithmic factor over the range, (log2 b / log2 a)^0.75 for sizes a to
   b, so n log n against n fails. Times carry the memory hierarchy: a list outgrowing the caches makes a linear
-  function 30-60% dearer per element over two or three decades of sizes, as much as a log factor. For times
-  (`tolerance` 1/8) a failure needs (b / a)^(1/8), 2.4x over three decades, which such effects do not reach;
-  a growth a polynomial step above the bound does (n^2 against n^1.5: 5.6x), a single log factor often does not
-  (inconclusive).
+  function 30-60% dearer per element over two or three decades of sizes, as much as a log factor, and a busy
+  machine bends a short series. For times (`tolerance` 1/8, `floor` 2) a failure needs (b / a)^(1/8) and at
+  least 2x: 2.4x over three decades, which such effects do not reach; a growth a polynomial step above the bound
+  does (n^2 against n^1.5 over three decades: 32x), a single log factor often does not (inconclusive).
 - inconclusive: neither; more repetitions or a wider range of sizes would tell.
 
 It is the same modeling (`fit_kernels`, segmentation included: a segmented kernel is judged on its last segment,
@@ -52,6 +52,7 @@ class BoundOptions:
     seed: int = 0
     share: float = 0.75  # of one log factor over the measured range that the excess must reach (in log scale)
     tolerance: float = 0.0  # or an excess of (b / a)^tolerance for sizes a to b, whichever is more: 1/8 for times
+    floor: float = 1.0  # and at least this rise: 2 for times
 
     def __post_init__(self) -> None:
         CompareOptions(confidence=self.confidence, resamples=self.resamples)  # checks both
@@ -98,6 +99,7 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
     _, boot = _bootstrap(side, hypotheses(specs, side.points, far), far, options, compare_settings, rng)
     within = float(np.mean([not exceeds(g, bound) for g in boot.growth(names)]))
     rise, needed = _rise(side.fitted, side.points, bound, settings.share, settings.tolerance)
+    needed = max(needed, settings.floor)
     if not exceeds(growth, bound):
         outcome = "within" if within >= settings.confidence else "inconclusive"
         return BoundCheck(outcome, model, growth, side.fitted, within, 1.0, rise, needed)
