@@ -159,7 +159,7 @@ def big_o_verdict(case: Case, bound: str, seconds: float) -> str:
 
     # big_O times one call per size; repeat its measures to spend about the time scalecheck spent
     per_call = _time_call(case)
-    repeats = max(1, min(20, int(seconds / max(per_call * 10, 1e-9))))
+    repeats = max(1, min(5, int(seconds / max(per_call * 10, 1e-9))))
     # without Cubic: its least-squares fit of n^3 is rank-deficient for sizes beyond ~10^5 and big_O raises
     # IndexError; none of the cases is cubic, so leaving it out only helps big_O
     classes = [c for c in big_o.complexities.ALL_CLASSES if c.__name__ != "Cubic"]
