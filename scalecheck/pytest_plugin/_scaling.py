@@ -10,7 +10,7 @@ import warnings
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 import pytest
@@ -20,15 +20,26 @@ from scalecheck.core.search import FitOptions
 from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Series
 from scalecheck.data.spec import format_growth
-from scalecheck.pytest_plugin._measure import Measured, Measurer, MetricError, Sizes
+from scalecheck.pytest_plugin._measure import Measured, Measurer, Sizes
 
 TIME_RULE = {"tolerance": 1 / 8, "floor": 2.0}  # times: a failure needs an excess of 2x and (b / a)^(1/8)
+T = TypeVar("T")
 EXTENSIONS = 2  # inconclusive evidence: measure up to this many budgets more before deciding
 
 
 def _usage(message: str) -> NoReturn:
     """A misused fixture fails its test with one line, no traceback."""
     pytest.fail(message, pytrace=False)
+
+
+def _or_usage(make: Callable[[], T], prefix: str) -> T:
+    """`make()`, or the test failed with `prefix` and the ValueError's message (raised outside the handler, so no
+    chained traceback is shown)."""
+    try:
+        return make()
+    except ValueError as err:
+        problem = str(err)
+    _usage(f"{prefix}{problem}")
 
 
 class ScalingInconclusiveWarning(pytest.PytestWarning):
@@ -77,11 +88,7 @@ class Scaling:
     @staticmethod
     def sizes(low: int, high: int, count: int | None = None) -> Sizes:
         """A geometric range of sizes from `low` to `high`; the time budget decides how far up it is measured."""
-        try:
-            return Sizes(low, high, count)
-        except ValueError as err:
-            problem = str(err)
-        _usage(f"scalecheck: {problem}")
+        return _or_usage(lambda: Sizes(low, high, count), "scalecheck: ")
 
     def measure(self, func: Callable[..., Any], *, setup: Callable[..., Any] | None = None, metric: str = "time",
                 budget: float | None = None, name: str | None = None,
@@ -110,20 +117,8 @@ class Scaling:
         if name is None and self._count > 1:
             kernel = f"{self._nodeid}#{self._count}"
         seed = zlib.crc32(f"{self._settings.seed}\0{kernel}".encode())
-        try:
-            measurer = Measurer(func, setup, parameters, metric, seed)
-        except ValueError as err:
-            problem = str(err)
-        else:
-            problem = ""
-        if problem:
-            _usage(f"scalecheck: {problem}")
-        try:
-            measured = measurer.run(float(seconds))
-        except MetricError as err:
-            problem = str(err)
-        if problem:
-            _usage(f"scalecheck: {self._nodeid}: {problem}")
+        measurer = _or_usage(lambda: Measurer(func, setup, parameters, metric, seed), "scalecheck: ")
+        measured = _or_usage(lambda: measurer.run(float(seconds)), f"scalecheck: {self._nodeid}: ")  # MetricError
         self._recorder.add(kernel, measured)
         return ScalingResult(kernel, measurer, measured, self._settings, float(seconds))
 
@@ -156,14 +151,8 @@ class ScalingResult:
         significantly and by a margin that matters, twice in a row (the second time with more repetitions); the
         message shows the model, the bound and the points.
         """
-        try:
-            growth = parse_growth(bound, self.measured.parameters)
-        except ValueError as err:
-            problem = str(err)
-        else:
-            problem = ""
-        if problem:
-            _usage(f"scalecheck: invalid bound {bound!r}: {problem}")
+        growth = _or_usage(lambda: parse_growth(bound, self.measured.parameters),
+                           f"scalecheck: invalid bound {bound!r}: ")
         settings = self._settings
         options = BoundOptions(confidence=settings.confidence, resamples=settings.resamples,
                                seed=zlib.crc32(f"{settings.seed}\0{self.kernel}".encode()),
