@@ -13,6 +13,16 @@ SEED = 20240601
 REQUIRE_TOOLS = "SCALECHECK_REQUIRE_TOOLS"  # set by .ci/run: a missing browser or node fails the tests needing it
 
 
+def missing_tool(message: str, *, module: bool = False) -> None:
+    """A test's tool (browser, node, shellcheck, C compiler) is missing: skip it (the whole module when `module`),
+    or fail where the tools are required, as in CI (SCALECHECK_REQUIRE_TOOLS=1)."""
+    import os
+
+    if os.environ.get(REQUIRE_TOOLS) == "1":
+        pytest.fail(f"{message} ({REQUIRE_TOOLS}=1)", pytrace=False)
+    pytest.skip(message, allow_module_level=module)
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(SEED)

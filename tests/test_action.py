@@ -27,23 +27,20 @@ from typing import Any
 
 import pytest
 
+from .conftest import missing_tool
+
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
 EXAMPLE = ROOT / "examples" / "check"
 ACTIONLINT = ROOT / "tests" / "actionlint"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml")) + sorted(
     (ROOT / "examples" / "workflows").rglob("*.yml"))
-REQUIRE_TOOLS = os.environ.get("SCALECHECK_REQUIRE_TOOLS") == "1"
 SHA_PIN = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
 VERSION_COMMENT = re.compile(r"#\s*v\d+\.\d+\.\d+\b")
 
 
 def _missing_tool(what: str, how: str, *, module: bool = False) -> None:
-    """Skip (the whole module when `module`), or fail where the tools are required (CI)."""
-    message = f"{what} is missing: {how}"
-    if REQUIRE_TOOLS:
-        pytest.fail(f"{message} (SCALECHECK_REQUIRE_TOOLS=1)", pytrace=False)
-    pytest.skip(message, allow_module_level=module)
+    missing_tool(f"{what} is missing: {how}", module=module)
 
 
 try:

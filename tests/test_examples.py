@@ -19,17 +19,10 @@ from typing import Any
 
 import pytest
 
-from .conftest import REQUIRE_TOOLS
+from .conftest import missing_tool
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SIZES = (1000, 2000, 4000, 8000, 16000)  # the c-kernel run takes about a second at these sizes
-
-
-def _missing_tool(message: str) -> None:
-    """Skip, or fail where the tools are required (CI)."""
-    if os.environ.get(REQUIRE_TOOLS) == "1":
-        pytest.fail(f"{message} (SCALECHECK_REQUIRE_TOOLS=1)", pytrace=False)
-    pytest.skip(message)
 
 
 def run_example(name: str, out: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -75,7 +68,7 @@ def test_mpi_collectives_models_every_collective_whole(tmp_path: Path) -> None:
 def c_kernel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The output folder of one c-kernel run at small sizes, 3 repetitions."""
     if shutil.which("cc") is None and shutil.which("gcc") is None:
-        _missing_tool("no C compiler (cc or gcc): apt-get install gcc")
+        missing_tool("no C compiler (cc or gcc): apt-get install gcc")
     out = tmp_path_factory.mktemp("c-kernel") / "out"
     run_example("c-kernel", out, SIZES=",".join(map(str, SIZES)), REPEAT="3")
     return out
@@ -107,7 +100,7 @@ def test_c_kernel_models_find_the_quadratic_kernel(c_kernel: Path) -> None:
 def test_run_scripts_pass_shellcheck() -> None:
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
-        _missing_tool("shellcheck is missing: apt-get install -y shellcheck")
+        missing_tool("shellcheck is missing: apt-get install -y shellcheck")
     scripts = sorted(str(path) for path in EXAMPLES.glob("*/run.sh"))
     assert scripts
     done = subprocess.run([str(shellcheck), "--norc", "--format=gcc", *scripts], capture_output=True, text=True,

@@ -6,7 +6,6 @@ Skipped without chromium or Playwright, unless SCALECHECK_REQUIRE_TOOLS=1 (as in
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 from scalecheck.report.html_report import render_check_html
 
-from ..conftest import REQUIRE_TOOLS
+from ..conftest import missing_tool
 from .conftest import HOSTILE, Pair
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -37,9 +36,7 @@ def _missing() -> str | None:
 def browser() -> Iterator[object]:
     missing = _missing()
     if missing:
-        if os.environ.get(REQUIRE_TOOLS) == "1":
-            pytest.fail(f"{missing}; {REQUIRE_TOOLS}=1 requires it")
-        pytest.skip(missing)
+        missing_tool(missing)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
