@@ -32,10 +32,13 @@ from scalecheck.core.tmax import DEFAULT_QUANTILE, NoiseOptions
 from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Run, Series
 from scalecheck.data.outcome import ModelTable
+from scalecheck.data.machine import MachineMatch
+from scalecheck.data.machine import match as match_machines
+from scalecheck.data.provenance import SameJob
 from scalecheck.data.overhead import INTERPOLATIONS, Calibration, EventTrace, OverheadTable
 from scalecheck.data.processes import Clustering, ProcessSet
 from scalecheck.data.verdict import Finding, Verdict
-from scalecheck.errors import ConfigError, HistoryError, InputError, Location
+from scalecheck.errors import ConfigError, HistoryError, InputError, Location, NoBaselineError
 from scalecheck.formats import read_many
 from scalecheck.formats.calibration import read_calibration, read_events
 from scalecheck.formats.processes import read_processes, read_processes_sections
@@ -130,19 +133,39 @@ class CheckResult:
 
 
 def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | Run | None, config: Config, *,
-          cwd: Path | None = None, env: Mapping[str, str] | None = None) -> CheckResult:
+          cwd: Path | None = None, env: Mapping[str, str] | None = None, same_job: SameJob | None = None
+          ) -> CheckResult:
     """Compare the candidate's measurements with the baseline's and decide (see `scalecheck.core.compare`).
 
     `candidate`: measurement files, a `Run`, or None for the files `config.measurements` names. `baseline`: a
     measurement file, a git ref (its merge-base with HEAD, walking back to the nearest commit with measurements),
-    a `Run`, or None for the pull request's base branch in GitHub Actions (GITHUB_BASE_REF).
+    a `Run`, or None for the pull request's base branch in GitHub Actions (GITHUB_BASE_REF). `same_job` says that
+    both runs were measured in this job (`scalecheck.samejob`), so they compare like with like.
+
+    When no commit on the baseline side has measurements yet, every kernel is new: the check passes with a notice
+    (expectations still apply), unless `config.missing_baseline` is "fail". When the two sides' machines differ
+    (`meta.machine`), findings that a machine difference can explain are held back unless
+    `config.fail_across_machines` (see `scalecheck.core.gate`).
     """
     cwd = Path.cwd() if cwd is None else cwd
     env = os.environ if env is None else env
-    cand_run, cand_label = _candidate(candidate, config)
-    base_run, base_label, head = _baseline(baseline, config, cwd, env)
+    cand_run, cand_label, cand_paths = _candidate(candidate, config)
+    notices: list[str] = []
+    try:
+        base_run, base_label, head = _baseline(baseline, config, cwd, env, cand_paths)
+    except NoBaselineError as err:
+        if config.missing_baseline == "fail":
+            raise
+        base_run, base_label, head = Run(cand_run.parameters, ()), "none yet", None
+        notices.append(f"no baseline yet: {err.problem}; every kernel is new, so only expectations can fail. To "
+                       "compare, measure both commits in one job (scalecheck check --same-job), or record "
+                       "measurements on the base branch (set missing_baseline = \"fail\" to fail instead)")
     head = env.get("GITHUB_SHA") or head
-    if base_run.parameters != cand_run.parameters:
+    if same_job is not None:
+        base_label = f"commit {same_job.baseline_commit[:7]}, measured in this job"
+        cand_label = "working tree, measured in this job"
+        head = same_job.candidate_commit
+    if base_run.series and base_run.parameters != cand_run.parameters:
         raise InputError(f"the baseline's parameters ({', '.join(base_run.parameters)}) differ from the "
                          f"candidate's ({', '.join(cand_run.parameters)})",
                          fix="compare measurements taken with the same parameters")
@@ -152,7 +175,7 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
         raise ConfigError(_nothing_selected(cand_run, config.metrics, config.kernels),
                           fix="check the metrics and kernels settings against the names above")
     shared = {(s.kernel, s.metric) for s in base_series} & {(s.kernel, s.metric) for s in cand_series}
-    if not shared and not config.expectations:
+    if base_run.series and not shared and not config.expectations:
         names = sorted({s.kernel for s in base_series})
         raise InputError(f"the candidate and the baseline ({base_label}) share no (kernel, metric): nothing to "
                          "compare", fix=f"check the kernel and metric names; the baseline has "
@@ -170,9 +193,26 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
     settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
     comparison = compare(base_series, cand_series, target, config.fit_options(),
                          SegmentOptions() if config.segmentation else None, settings, expectations)
-    context = CheckContext(base_label, cand_label, note, _settings_used(config), head or "")
-    return CheckResult(verdict(comparison, config.fail_on, extra=structure), context, tuple(base_series),
-                       tuple(cand_series), config.fit_options())
+    machines = _machines(base_run, cand_run, same_job, bool(base_run.series))
+    held = "" if machines.same or config.fail_across_machines else machines.reason
+    result = verdict(comparison, config.fail_on, extra=structure, machines_differ=held)
+    if any(f.held for f in result.findings):
+        notices.append(f"findings held back: {held}. They are reported as warnings: a different machine can "
+                       "explain them. Measure both commits in one job (scalecheck check --same-job) to compare "
+                       "like with like, or set fail_across_machines = true")
+    context = CheckContext(base_label, cand_label, note, _settings_used(config), head or "",
+                           baseline_machine=machines.baseline, candidate_machine=machines.candidate,
+                           held_reason=held, same_job=same_job.text() if same_job else "", notices=tuple(notices))
+    return CheckResult(result, context, tuple(base_series), tuple(cand_series), config.fit_options())
+
+
+def _machines(base: Run, cand: Run, same_job: SameJob | None, has_baseline: bool) -> MachineMatch:
+    """Whether the two sides were measured on one machine: by construction in a same-job run, else by the
+    fingerprints in their `meta.machine` (without a baseline there is nothing to compare)."""
+    found = match_machines(str(base.meta.get("machine") or "") or None, str(cand.meta.get("machine") or "") or None)
+    if same_job is not None or not has_baseline:
+        return MachineMatch(True, found.baseline, found.candidate, "")
+    return found
 
 
 def _settings_used(config: Config) -> dict[str, object]:
@@ -184,11 +224,12 @@ def _settings_used(config: Config) -> dict[str, object]:
             "config_file": str(config.source) if config.source else "(none: defaults and flags)"}
 
 
-def _candidate(candidate: Sequence[str | Path] | Run | None, config: Config) -> tuple[Run, str]:
+def _candidate(candidate: Sequence[str | Path] | Run | None, config: Config) -> tuple[Run, str, list[Path]]:
+    """The candidate's run, a label naming it, and the files it was read from."""
     if isinstance(candidate, Run):
-        return candidate, "measurements given"
+        return candidate, "measurements given", []
     paths = [Path(p) for p in candidate] if candidate else _configured_files(config)
-    return read_many(paths, config.format), ", ".join(str(p) for p in paths)
+    return read_many(paths, config.format), ", ".join(str(p) for p in paths), paths
 
 
 def _configured_files(config: Config) -> list[Path]:
@@ -204,15 +245,18 @@ def _configured_files(config: Config) -> list[Path]:
     return found
 
 
-def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path,
-              env: Mapping[str, str]) -> tuple[Run, str, str | None]:
-    """The baseline's run, a label naming it, and the candidate's commit (HEAD) when the baseline came from git."""
+def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path, env: Mapping[str, str],
+              candidate_files: Sequence[Path] = ()) -> tuple[Run, str, str | None]:
+    """The baseline's run, a label naming it, and the candidate's commit (HEAD) when the baseline came from git.
+
+    Without a `measurements` setting, the committed-files store looks for the candidate's own files (those inside
+    the repository) at the baseline commit."""
     if isinstance(baseline, Run):
         return baseline, "measurements given", None
     if baseline is not None and (Path(baseline).is_file() or Path(baseline).suffix.lower() in _FILE_SUFFIXES):
         # a missing file: "no such file"
         return read_many([Path(baseline)], config.format), f"file {baseline}", None
-    store = open_store(config, cwd)
+    store = open_store(config, cwd, () if config.measurements else candidate_files)
     try:
         ref = str(baseline) if baseline is not None else store.default_base(env)
         if ref is None:
@@ -227,12 +271,18 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path,
         store.close()
 
 
-def open_store(config: Config, cwd: Path) -> Store:
-    """The git store of the repository around `cwd`, with the measurement patterns made relative to its top."""
+def open_store(config: Config, cwd: Path, files: Sequence[Path] = ()) -> Store:
+    """The git store of the repository around `cwd`, with the measurement patterns made relative to its top, plus
+    `files` (paths relative to `cwd`) that lie inside the repository."""
     root = config.root.resolve()
     top = next((p for p in (root, *root.parents) if (p / ".git").exists()), None)
     prefix = root.relative_to(top).as_posix() if top is not None and top != root else ""
     patterns = [f"{prefix}/{p}" if prefix else p for p in config.measurements]
+    repo_top = next((p for p in (cwd.resolve(), *cwd.resolve().parents) if (p / ".git").exists()), None)
+    for path in files:
+        full = (cwd / path).resolve()
+        if repo_top is not None and full.is_relative_to(repo_top):
+            patterns.append(full.relative_to(repo_top).as_posix())
     return Store(cwd, data_branch=config.data_branch, measurements=patterns, fmt=config.format, kind=config.store)
 
 
@@ -264,8 +314,15 @@ def _expectation(pattern: str, text: str, parameters: Sequence[str]) -> Expectat
 
 def record(files: Sequence[str | Path] | None, commit: str, config: Config, *, cwd: Path | None = None
            ) -> tuple[str, str, Run]:
-    """Store the measurements of `commit` on the data branch; returns (commit sha, data-branch commit sha, run)."""
+    """Store the measurements of `commit` on the data branch; returns (commit sha, data-branch commit sha, run).
+
+    A run without `meta.machine` gets this machine's fingerprint: the machine that records normally measured too.
+    """
+    from scalecheck.machine import fingerprint
+
     run = read_many([Path(p) for p in files] if files else _configured_files(config), config.format)
+    if not run.meta.get("machine"):
+        run = Run(run.parameters, run.series, {**run.meta, "machine": fingerprint()})
     store = open_store(config, Path.cwd() if cwd is None else cwd)
     try:
         sha = store.resolve(commit)

@@ -210,6 +210,13 @@ def _add_check(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gate.add_argument("--fail-on", metavar="KINDS",
                       help="comma-separated kinds that fail the build (default growth,prediction,expectation; "
                            "'' to only report)")
+    gate.add_argument("--fail-across-machines", action="store_true", default=None,
+                      help="let level findings (prediction, measured, overhead, segmentation) and growth within what "
+                           "a memory hierarchy does fail the build even when the two sides were measured on "
+                           "different machines (default: such findings are reported as warnings)")
+    gate.add_argument("--missing-baseline", choices=("pass", "fail"),
+                      help="when no commit on the baseline side has measurements yet: pass with a notice (default; "
+                           "expectations still apply) or fail with an error (exit status 2)")
     gate.add_argument("--expect", action="append", metavar="GLOB=GROWTH",
                       help="kernels matching GLOB must grow no faster than GROWTH, e.g. 'solver->*=p log p' "
                            "(repeatable; replaces the configured expectations)")
@@ -343,7 +350,8 @@ def _settings(args: argparse.Namespace):  # -> Config (imported lazily)
     config = load_config(args.config)
     given = {name: getattr(args, name, None) for name in ("format", "store", "data_branch", "threshold",
                                                            "confidence", "bootstrap", "seed", "aggregate",
-                                                           "max_terms", "alpha", "allow_decreasing", "refine")}
+                                                           "max_terms", "alpha", "allow_decreasing", "refine",
+                                                           "fail_across_machines", "missing_baseline")}
     for name in ("exponents", "log_exponents"):
         if getattr(args, name, None) is not None:
             given[name] = [item.strip() for item in getattr(args, name).split(",") if item.strip()]

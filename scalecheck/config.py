@@ -10,6 +10,8 @@ They come from `[tool.scalecheck]` in pyproject.toml, or from scalecheck.toml wh
     [tool.scalecheck.gate]
     threshold = 0.10
     fail_on = ["growth", "prediction", "expectation"]
+    missing_baseline = "pass"      # or "fail"
+    fail_across_machines = false   # level findings across different machines only warn
     [tool.scalecheck.expectations]
     "solver->*" = "p log p"
 
@@ -46,6 +48,7 @@ from scalecheck.errors import ConfigError, Location
 # What a finding can be; every kind but "improvement" can fail the build.
 FAILABLE_KINDS = ("growth", "prediction", "measured", "expectation", "segmentation", "overhead", "structure")
 STORES = ("auto", "branch", "repo")
+MISSING_BASELINE = ("pass", "fail")  # what a check does when no commit on the baseline side has measurements
 # Kept here: scalecheck.formats is a sibling layer that config must not import (a test keeps the two equal).
 FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas")
 
@@ -79,6 +82,8 @@ class Config:
     bootstrap: int = 200  # resamples
     seed: int = 0
     fail_on: tuple[str, ...] = ("growth", "prediction", "expectation")  # () only reports
+    fail_across_machines: bool = False  # level findings fail even when the two sides' machines differ
+    missing_baseline: str = "pass"  # no measurements on the baseline side yet: "pass" with a notice, or "fail"
     # [tool.scalecheck.expectations]
     expectations: tuple[tuple[str, str], ...] = ()  # (kernel glob, growth text) in file order
 
@@ -330,6 +335,8 @@ _KEYS: dict[str, _Key] = {
     "bootstrap": _Key("gate", _integer(20), "200", "200"),
     "seed": _Key("gate", _integer(0), "0", "0"),
     "fail_on": _Key("gate", _kinds, '["growth", "prediction", "expectation"]', "growth,prediction"),
+    "fail_across_machines": _Key("gate", _boolean, "true", ""),
+    "missing_baseline": _Key("gate", _choice(MISSING_BASELINE), '"fail"', "fail"),
 }
 _TABLES = ("search", "gate", "expectations")
 # The command-line flag of each setting, named in override errors.

@@ -43,6 +43,11 @@ class HistoryError(ScalecheckError):
     """The git history cannot give what was asked: no repository, an unknown ref, no recorded baseline."""
 
 
+class NoBaselineError(HistoryError):
+    """No commit on the baseline side has measurements yet (a first pull request): a check passes with a notice
+    unless the settings make it fail."""
+
+
 class ModelingError(ScalecheckError):
     """The data cannot be modeled as asked (for example a target names an unknown parameter)."""
 

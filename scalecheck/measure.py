@@ -32,7 +32,9 @@ Behaviour (the decisions `scalecheck measure --help` states too):
 - The output file: written as scalecheck JSON after every completed run (atomically), so it always holds everything
   measured so far. An existing file is read first and added to; it must be scalecheck JSON with the same parameter
   names (in any order; the file's order is kept), no `processes` section (which a rewrite would drop), and no other
-  `meta.commit` than `commit`. `meta.machine` is set to this machine's name.
+  `meta.commit` than `commit`. `meta.machine` is this machine's fingerprint
+  (`scalecheck.machine`: SCALECHECK_MACHINE, else the CPU, cores, OS and host), except that an existing file's
+  `meta.machine` is kept, so that a name the user gave the machine is not overwritten.
 - A failed run (non-zero exit status, killed by a signal, or past `timeout`, when it is killed) adds nothing; it
   stops the measurement unless `keep_going`. A program that cannot be found or executed is an error before anything
   runs. On `KeyboardInterrupt` the running child gets 0.5 s to exit (Ctrl-C in a terminal reaches it too), then
@@ -46,7 +48,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import platform
 import re
 import shlex
 import shutil
@@ -68,6 +69,7 @@ from scalecheck.formats import detect_format, read_measurements
 from scalecheck.formats.metric_lines import MetricLine, MetricLineError, read_metric_lines
 from scalecheck.formats.processes import read_processes_section
 from scalecheck.formats.writer import dumps_run
+from scalecheck.machine import fingerprint
 from scalecheck.report.escape import visible
 from scalecheck.report.output import write_atomic
 
@@ -288,8 +290,9 @@ def plan_measurements(
     kernel = default_kernel(templates, shell) if kernel is None else kernel.strip()
     if not kernel:
         raise ConfigError("--kernel is empty", fix="name the kernel, or leave --kernel out")
-    meta = {"machine": platform.node()} | ({"commit": commit} if commit else {})
     existing = _read_existing(Path(out), names, kernel, commit)
+    machine = existing.meta.get("machine") if existing is not None else None
+    meta = {"machine": machine or fingerprint()} | ({"commit": commit} if commit else {})
     plan = Plan(parameters, templates, shell, repeat, kernel, Path(out), timeout, keep_going, show_output, meta,
                 existing)
     if not shell:

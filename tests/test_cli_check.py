@@ -423,11 +423,35 @@ def test_repo_store_with_settings_in_a_subfolder_run_from_below_it(git_repo: Mak
 # -- errors: exit status 2, one line and a fix, no traceback ---------------------------------------------------------
 
 
-def test_no_measurements_recorded_anywhere(feature: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_measurements_recorded_anywhere_passes_with_a_notice(
+        feature: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(feature.path)
-    message = usage_error(cli(capsys, "check", write_run(tmp_path / "cand.json"), "--baseline", "main", *FAST))
+    code, out, err = cli(capsys, "check", write_run(tmp_path / "cand.json"), "--baseline", "main",
+                         "--json", tmp_path / "check.json", *FAST)
+    assert (code, err) == (OK, "")
+    lines = out.splitlines()
+    assert lines[0] == "PASS: no new scalability problem"
+    assert lines[1].startswith(f"notice: no baseline yet: no measurements recorded at {feature.commits['c2'][:7]}")
+    assert "scalecheck check --same-job" in lines[1] and "missing_baseline" in lines[1]
+    doc = json.loads((tmp_path / "check.json").read_text(encoding="utf-8"))
+    assert doc["verdict"] == "pass" and doc["baseline"] == "none yet"
+    assert {k["status"] for k in doc["kernels"]} == {"new"} and doc["notices"][0].startswith("no baseline yet")
+
+
+def test_no_measurements_recorded_anywhere_fails_when_configured(
+        feature: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(feature.path)
+    message = usage_error(cli(capsys, "check", write_run(tmp_path / "cand.json"), "--baseline", "main",
+                              "--missing-baseline", "fail", *FAST))
     assert f"no measurements recorded at {feature.commits['c2'][:7]}" in message
+
+
+def test_no_baseline_still_checks_expectations(feature: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(feature.path)
+    code, out, _ = cli(capsys, "check", write_run(tmp_path / "cand.json", WORSE), "--baseline", "main",
+                       "--expect", "main->solve=p", *FAST)
+    assert code == REGRESSION and "expectation" in out and "no baseline yet" in out
 
 
 def test_unknown_baseline_ref(feature: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -52,6 +52,8 @@ EVERY_KEY = {
     "bootstrap": 500,
     "seed": 7,
     "fail_on": ("growth", "measured"),
+    "fail_across_machines": True,
+    "missing_baseline": "fail",
     "expectations": (("solver->*", "p log p"), ("main->init", "O(1)")),
 }
 SETTINGS = """
@@ -79,6 +81,8 @@ SETTINGS = """
     bootstrap = 500
     seed = 7
     fail_on = ["growth", "measured"]
+    fail_across_machines = true
+    missing_baseline = "fail"
 
     [{prefix}expectations]
     "solver->*" = "p log p"
@@ -289,7 +293,7 @@ MISTAKES = {
                     f"{GATE}: unknown key 'treshold'\n  fix: did you mean 'threshold'?"),
     "unknown_key_no_match": (f"{GATE}\nwhatever = 1\n", 2,
                              f"{GATE}: unknown key 'whatever'\n  fix: the keys here are threshold, confidence, "
-                             "bootstrap, seed, fail_on"),
+                             "bootstrap, seed, fail_on, fail_across_machines, missing_baseline"),
     "key_in_wrong_table": ("[tool.scalecheck]\nthreshold = 0.1\n", 2,
                            "[tool.scalecheck]: unknown key 'threshold'\n  fix: threshold belongs in "
                            "[tool.scalecheck.gate]"),

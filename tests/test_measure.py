@@ -61,7 +61,9 @@ def test_measure_writes_a_file_that_model_reads(tmp_path: Path, capsys: pytest.C
     assert captured.out.endswith(f" s; wrote {out}\n")
     doc = json.loads(out.read_text())
     assert doc["scalecheck"] == 1 and doc["parameters"] == ["p"]
-    assert doc["meta"] == {"machine": doc["meta"]["machine"], "commit": "abc1234"} and doc["meta"]["machine"]
+    assert doc["meta"] == {"machine": doc["meta"]["machine"], "commit": "abc1234"}
+    assert set(doc["meta"]["machine"]) == {"cpu", "cores", "os", "host"}  # the fingerprint, an object in the file
+    assert doc["meta"]["machine"]["cores"] == str(os.cpu_count())
     found = measurements(out)
     assert sorted(found) == [("bench.py", "time"), ("solve", "bytes"), ("solve", "time")]
     wall = found[("bench.py", "time")]
@@ -130,6 +132,31 @@ def test_appending_keeps_earlier_measurements(tmp_path: Path, capsys: pytest.Cap
     assert len(after[kernel][3]) == 1
     assert after[("solve", "bytes")][2] == [16.0] * 6
     assert json.loads(out.read_text())["meta"]["commit"] == "c1"
+
+
+def test_machine_name_from_the_environment_is_kept_when_appending(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "m.json"
+    noop = script(tmp_path, "")
+    argv = ["measure", "--param", "p=1", "--repeat", "1", "--out", str(out), "--", *FAST, noop]
+    monkeypatch.setenv("SCALECHECK_MACHINE", "perf-box-1")
+    assert main(argv) == OK
+    assert json.loads(out.read_text())["meta"]["machine"] == "perf-box-1"
+    monkeypatch.delenv("SCALECHECK_MACHINE")
+    assert main([*argv[:2], "p=2", *argv[3:]]) == OK  # this machine's fingerprint would be an object
+    doc = json.loads(out.read_text())
+    assert doc["meta"]["machine"] == "perf-box-1"
+    assert [m["point"]["p"] for m in doc["measurements"]] == [1, 2]
+
+
+def test_appending_to_a_file_without_machine_adds_the_fingerprint(tmp_path: Path) -> None:
+    out = tmp_path / "m.json"
+    out.write_text('{"scalecheck": 1, "parameters": ["p"], "meta": {"commit": "c1"}, '
+                   '"measurements": [{"kernel": "other", "point": {"p": 1}, "values": [1.0]}]}')
+    assert main(["measure", "--param", "p=1", "--repeat", "1", "--out", str(out), "--commit", "c1",
+                 "--", *FAST, script(tmp_path, "")]) == OK
+    meta = json.loads(out.read_text())["meta"]
+    assert meta["commit"] == "c1" and {"cpu", "cores", "os", "host"} <= set(meta["machine"])
 
 
 def test_appending_with_parameters_in_another_order_keeps_the_files_order(tmp_path: Path,

@@ -2,7 +2,8 @@
 
 Four kernels of a solver timed at p = 2 .. 256 ranks, 5 repetitions each, 5% noise. In the candidate, one change
 made `main->solve->exchange` grow as p^(3/2) instead of p, and `main->io` became 5% slower everywhere (noise-level,
-not a scalability problem). Run from the repository root: `python examples/check/make_pair.py`.
+not a scalability problem). Both files name the same machine in meta.machine, as two runs on one machine would,
+so the check compares like with like. Run from the repository root: `python examples/check/make_pair.py`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def measurements(functions: dict, rng: np.random.Generator, commit: str) -> dict
     rows = [{"kernel": name, "metric": "time", "unit": "s", "point": {"p": p},
              "values": [round(float(v), 5) for v in f(p) * (1 + 0.05 * rng.standard_normal(5))]}
             for name, f in functions.items() for p in P]
-    return {"scalecheck": 1, "parameters": ["p"], "meta": {"commit": commit}, "measurements": rows}
+    return {"scalecheck": 1, "parameters": ["p"], "meta": {"commit": commit, "machine": "example-runner"}, "measurements": rows}
 
 
 def main() -> None:

@@ -187,8 +187,9 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
     where = ", ".join(f"{k}={v:g}" for k, v in zip(names, target))
     confidence = f"{settings.confidence:.0%} confidence"
     evidence = {"baseline": b.fitted.formula(), "candidate": c.fitted.formula()}
+    rise, span = _rise(b, c)
     template = Finding(*key, "growth", "", baseline_growth=format_growth(g_b), candidate_growth=format_growth(g_c),
-                       ratio=ratio, bound=bound, evidence=evidence)
+                       ratio=ratio, bound=bound, evidence=evidence, rise=rise, span=span)
     tests.append(_Test(key, "growth", p_change if exceeds(g_c, g_b) else 1.0, replace(
         template, message=f"grows as {format_growth(g_c)}, the baseline as {format_growth(g_b)}", probability=up),
         up >= settings.confidence))
@@ -230,6 +231,35 @@ def _side(series: Series, model: KernelModel, options: FitOptions) -> _Side:
     values = series.values[keep]
     values = values[:, : max(1, int(np.max(np.sum(~np.isnan(values), axis=1))))]
     return _Side(model, fitted, series.points[keep], values, point_stats(values[None]))
+
+
+def _rise(b: _Side, c: _Side) -> tuple[float | None, float | None]:
+    """(rise, span): how much the ratio candidate / baseline grows from the smallest to the largest scale both
+    sides measured, and how many times larger that largest scale is (the product over the parameters).
+
+    From the medians at the points both measured when they share at least two, else from the two models at the
+    ends of the range they share. A rise of 1 is a constant factor (a slower machine); a growth change that a
+    memory hierarchy could not fake keeps rising with the scale. None when a value is not positive.
+    """
+    rows = {tuple(p): i for i, p in enumerate(b.points.tolist())}
+    shared = [(rows[tuple(p)], j) for j, p in enumerate(c.points.tolist()) if tuple(p) in rows]
+    if len(shared) >= 2:
+        size = [float(np.sum(np.log(c.points[j]))) for _, j in shared]
+        (i_lo, j_lo), (i_hi, j_hi) = shared[int(np.argmin(size))], shared[int(np.argmax(size))]
+        base = np.nanmedian(b.values, axis=1)[[i_lo, i_hi]]
+        cand = np.nanmedian(c.values, axis=1)[[j_lo, j_hi]]
+        span = float(np.exp(max(size) - min(size)))
+    else:
+        lo = np.maximum(b.points.min(axis=0), c.points.min(axis=0))
+        hi = np.minimum(b.points.max(axis=0), c.points.max(axis=0))
+        if np.any(hi <= lo) or np.any(lo <= 0):
+            return None, None
+        ends = np.vstack([lo, hi])
+        base, cand = b.fitted.predict(ends), c.fitted.predict(ends)
+        span = float(np.prod(hi / lo))
+    if not (np.all(base > 0) and np.all(cand > 0)) or not span > 1:
+        return None, None
+    return float((cand[1] / base[1]) / (cand[0] / base[0])), span
 
 
 def _bootstrap(side: _Side, specs: list[ModelSpec], target: np.ndarray, options: FitOptions,

@@ -18,7 +18,11 @@ class Finding:
 
     `probability` is the bootstrap share of resamples that show the change; `p_value` the test's p-value before
     and `q_value` after the Benjamini-Hochberg adjustment over every test of the comparison; `ratio` and `bound`
-    the candidate/baseline prediction at the target scale and its one-sided confidence bound.
+    the candidate/baseline prediction at the target scale and its one-sided confidence bound. For growth and
+    prediction findings, `rise` is how much the ratio candidate/baseline grows across the measured range both
+    sides share (1: a constant factor, which is what a slower machine gives), and `span` how many times larger the
+    largest shared scale is than the smallest. `held` says why the gate reported a finding of a failing kind as a
+    warning (the two sides were measured on different machines); "" otherwise.
     """
 
     kernel: str
@@ -34,6 +38,9 @@ class Finding:
     baseline_growth: str | None = None
     candidate_growth: str | None = None
     evidence: Mapping[str, object] = field(default_factory=dict)
+    rise: float | None = None
+    span: float | None = None
+    held: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

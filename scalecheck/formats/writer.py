@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -17,11 +18,13 @@ def dumps_run(run: Run, meta: Mapping[str, str] | None = None) -> str:
     """The native JSON text of `run`, its meta updated with `meta`.
 
     One measurement per (series, point), in series order and sorted points, one per line so that a diff of two
-    files shows the points that changed. Values are written with `repr`, so they read back bit for bit.
+    files shows the points that changed. Values are written with `repr`, so they read back bit for bit. A meta value
+    that is the JSON text of an object (a machine fingerprint) is written as that object, which the reader turns
+    back into the same text when it was spelled as `json.dumps` spells it.
     """
     if not run.series:
         raise ValueError("a run without series cannot be written: the reader rejects a file without measurements")
-    merged_meta = {**run.meta, **(meta or {})}
+    merged_meta = {key: _meta_value(value) for key, value in {**run.meta, **(meta or {})}.items()}
     lines = [
         f'{{"scalecheck": {VERSION},',  # first, as detect_format expects of scalecheck's own files
         f' "parameters": {_dumps(list(run.parameters))},',
@@ -52,6 +55,26 @@ def _records(series: Series, parameters: tuple[str, ...]) -> list[dict[str, obje
         record["values"] = [float(value) for value in values[~np.isnan(values)]]  # drop the NaN padding
         records.append(record)
     return records
+
+
+def _meta_value(text: str) -> object:
+    """`text`, or the object it spells when it is the JSON text of an object (finite numbers only)."""
+    if not isinstance(text, str) or not text.startswith("{"):
+        return text
+    try:
+        value = json.loads(text, parse_constant=_not_finite, parse_float=_finite)
+    except ValueError:  # also a NaN or infinity (1e999 too): _dumps could not write it
+        return text
+    return value if isinstance(value, dict) else text
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    return value if math.isfinite(value) else _not_finite(text)
+
+
+def _not_finite(text: str) -> float:
+    raise ValueError(f"{text} is not a finite number")
 
 
 def _coordinate(value: float) -> int | float:

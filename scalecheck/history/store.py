@@ -31,7 +31,7 @@ import git
 from git.exc import GitCommandError
 
 from scalecheck.data.measurement import Run, merge_runs
-from scalecheck.errors import ConfigError, HistoryError, InputError, Location
+from scalecheck.errors import ConfigError, HistoryError, InputError, Location, NoBaselineError
 from scalecheck.formats import read_measurements
 from scalecheck.formats.writer import dumps_run
 
@@ -314,7 +314,7 @@ class Store:
         """`sha` and its first-parent ancestors, newest first, at most `max_walk` of them."""
         return self._call("rev_list", "--first-parent", f"--max-count={max_walk}", sha).split()
 
-    def _nothing_found(self, start: str, walked: int, max_walk: int, snapshot: Snapshot) -> HistoryError:
+    def _nothing_found(self, start: str, walked: int, max_walk: int, snapshot: Snapshot) -> NoBaselineError:
         """The error for a walk from `start` over `walked` commits that found no measurements."""
         where = f"at {start[:7]}" + (f" or its {walked - 1} first-parent ancestor{'s' if walked > 2 else ''}"
                                      if walked > 1 else "")
@@ -327,15 +327,16 @@ class Store:
             fixes = ["commit the measurement files on the base branch, or pass --baseline FILE"]
         else:
             fixes = [f"record a baseline with `scalecheck record FILE --commit {start[:7]}` on the base branch, "
-                     "or pass --baseline FILE"]
+                     "name measurement files committed with the code in the `measurements` setting, "
+                     "measure both commits in this job with `scalecheck check --same-job`, or pass --baseline FILE"]
             if not snapshot:
                 fixes.append(f"the data branch exists neither as '{self.data_branch}' nor as "
                              f"'origin/{self.data_branch}': fetch it with `git fetch origin {self.data_branch}` "
                              "if it was pushed")
         if walked < max_walk and self._is_shallow():
             fixes.append(f"the walk stopped at the end of this shallow clone: {_FETCH_FIX}")
-        return HistoryError(f"no measurements recorded {where} (store: {' and '.join(stores)})",
-                            where=Location(self.root), fix="; ".join(fixes))
+        return NoBaselineError(f"no measurements recorded {where} (store: {' and '.join(stores)})",
+                               where=Location(self.root), fix="; ".join(fixes))
 
 
 def _normalised(pattern: str) -> str:

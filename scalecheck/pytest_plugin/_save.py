@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import platform
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from scalecheck.errors import Location, ScalecheckError
 from scalecheck.formats.writer import dumps_run
+from scalecheck.machine import fingerprint
 from scalecheck.report.output import write_atomic
 
 
@@ -18,12 +18,17 @@ def save(path: Path, records: Sequence[dict[str, Any]]) -> list[str]:
 
     A scalecheck file declares one list of parameters, so tests measured over different names (n; n and m) go to
     separate files: `path` itself for the set most measurements use, `<stem>.<names><suffix>` for the others.
-    Records of one kernel, metric and point from several workers add repetitions.
+    Records of one kernel, metric and point from several workers add repetitions. `meta.machine` is the machine's
+    fingerprint with the Python version (`scalecheck.machine`), or the user's name for it and then `meta.python`
+    the Python version; `meta.source` is "pytest".
     """
     from scalecheck.data.measurement import RunBuilder
 
     if not records:
         return [f"scalecheck: no measurements in this session; {path} not written"]
+    machine = fingerprint(python=True)  # the interpreter is part of what the tests measure
+    # a fingerprint names the interpreter; a user's name for the machine (SCALECHECK_MACHINE) does not
+    python = {} if machine.startswith("{") else {"python": platform.python_version()}
     by_names: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for record in records:
         by_names.setdefault(tuple(record["point"]), []).append(record)
@@ -35,8 +40,7 @@ def save(path: Path, records: Sequence[dict[str, Any]]) -> list[str]:
         for index, record in enumerate(by_names[names]):
             builder.add(record["kernel"], record["metric"], [float(record["point"][n]) for n in names],
                         record["values"], Location(target, record=str(index + 1)), record["unit"])
-        meta = {"source": "pytest", "machine": platform.node(), "python": platform.python_version(),
-                "platform": sys.platform}
+        meta = {"source": "pytest", "machine": machine} | python
         try:
             write_atomic(target, dumps_run(builder.build(), meta))
         except ScalecheckError as err:

@@ -22,19 +22,37 @@ class CheckContext:
     target_note: str = ""  # how the target scale was chosen
     settings: Mapping[str, object] = field(default_factory=dict)
     candidate_commit: str = ""  # the commit measured (GITHUB_SHA, or HEAD when the baseline came from git)
+    baseline_machine: str = ""  # one line naming the machine that measured each side ("" when not known)
+    candidate_machine: str = ""
+    held_reason: str = ""  # why findings that would fail were held back ("" when the sides are comparable)
+    same_job: str = ""  # how a same-job run measured both sides ("" for stored measurements)
+    notices: tuple[str, ...] = ()  # what the reader must know about the verdict: no baseline yet, findings held back
 
     @property
     def candidate_text(self) -> str:
         """The candidate's label, with its commit when known."""
         return self.candidate + (f" (commit {self.candidate_commit[:7]})" if self.candidate_commit else "")
 
+    def measured(self) -> list[tuple[str, str]]:
+        """How and where the two sides were measured, as (label, text) pairs for every report."""
+        if self.same_job:
+            return [("measured", self.same_job)]
+        base, cand = self.baseline_machine, self.candidate_machine
+        if not (base or cand):
+            return []
+        if base == cand:
+            return [("machine", f"{base} (both sides)")]
+        return [("machines", f"baseline {base or 'unknown'}; candidate {cand or 'unknown'}")]
+
 
 def render_check_text(verdict: Verdict, context: CheckContext) -> str:
     """The verdict first, then one row per finding (worst first) with its evidence, then what was compared."""
     comparison = verdict.comparison
     where = ", ".join(f"{k}={v:g}" for k, v in comparison.target.items())
-    lines = [headline(verdict), "", f"baseline:  {context.baseline}", f"candidate: {context.candidate_text}",
-             f"target:    {where}" + (f" ({context.target_note})" if context.target_note else "")]
+    lines = [headline(verdict)] + [f"notice: {text}" for text in context.notices]
+    lines += ["", f"baseline:  {context.baseline}", f"candidate: {context.candidate_text}"]
+    lines += [f"{label + ':':<10} {text}" for label, text in context.measured()]
+    lines.append(f"target:    {where}" + (f" ({context.target_note})" if context.target_note else ""))
     if verdict.findings:
         head = ("severity", "kind", "kernel", "metric", "baseline", "candidate", f"ratio at {where}", "P", "q")
         rows = [head] + [_row(f) for f in verdict.findings]
@@ -44,6 +62,8 @@ def render_check_text(verdict: Verdict, context: CheckContext) -> str:
         for f, r in zip(verdict.findings, rows[1:]):
             lines.append("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
             lines.append(f"    {f.message}")
+            if f.held:
+                lines.append(f"    {f.held}")
             for name in ("baseline", "candidate", "basis"):
                 if f.evidence.get(name):
                     lines.append(f"    {name}: {f.evidence[name]}")
@@ -92,6 +112,10 @@ def render_check_json(verdict: Verdict, context: CheckContext) -> str:
         "baseline": context.baseline,
         "candidate": context.candidate,
         "candidate_commit": context.candidate_commit or None,
+        "same_job": context.same_job or None,
+        "machines": {"baseline": context.baseline_machine or None, "candidate": context.candidate_machine or None,
+                     "held_back": context.held_reason or None},
+        "notices": list(context.notices),
         "target": dict(comparison.target),
         "settings": {**context.settings, "fail_on": list(verdict.fail_on), "bootstrap": comparison.resamples,
                      "seed": comparison.seed},
@@ -105,7 +129,8 @@ def _finding(f: Finding) -> dict[str, object]:
     return {"kernel": f.kernel, "metric": f.metric, "kind": f.kind, "severity": f.severity, "message": f.message,
             "probability": _num(f.probability), "p_value": _num(f.p_value), "q_value": _num(f.q_value),
             "ratio": _num(f.ratio), "bound": _num(f.bound), "baseline_growth": f.baseline_growth,
-            "candidate_growth": f.candidate_growth, "evidence": {k: _plain(v) for k, v in f.evidence.items()}}
+            "candidate_growth": f.candidate_growth, "evidence": {k: _plain(v) for k, v in f.evidence.items()},
+            "rise": _num(f.rise), "span": _num(f.span), "held": f.held or None}
 
 
 def _kernel(k: KernelComparison) -> dict[str, object]:

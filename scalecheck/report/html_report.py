@@ -111,7 +111,7 @@ def render_check_html(verdict: Verdict, context: CheckContext, *, baseline: Sequ
                 "bootstrap": comparison.resamples, "seed": comparison.seed}
     return render_html("check.html.j2", failed=verdict.failed, headline=headline(verdict), why=why,
                        baseline=context.baseline, candidate=context.candidate_text, target=_where(comparison.target),
-                       target_note=context.target_note,
+                       target_note=context.target_note, notices=context.notices, measured=context.measured(),
                        counts=", ".join(f"{counts[s]} {s}" for s in ("compared", "new", "removed", "unmodeled")
                                         if counts[s]) or "none",
                        columns=_CHECK_COLUMNS, rows=rows, severities=(*SEVERITIES, "none"), details=details,
@@ -141,7 +141,7 @@ def _check_detail(k: KernelComparison, findings: list[Finding], anchor: str) -> 
         stats = [f"P = {f.probability:.0%}" if f.probability is not None else "",
                  f"q = {q_text(f.q_value)}" if f.q_value is not None else ""]
         detail.findings.append({"severity": f.severity, "kind": f.kind, "message": f.message,
-                                "stats": ", ".join(s for s in stats if s)})
+                                "stats": ", ".join(s for s in stats if s), "held": f.held})
     for role, km in (("baseline", k.baseline), ("candidate", k.candidate)):
         detail.facts.append((f"{role} model", _formula(km)))
         if km is not None and km.segmented:

@@ -68,6 +68,7 @@ def _render(verdict: Verdict, context: CheckContext, cut: _Cut, artifact_url: st
     return markdown_environment().get_template("check.md.j2").render(
         icon=Markup(":x:" if verdict.failed else ":white_check_mark:"),
         headline=headline(verdict), baseline=context.baseline, candidate=context.candidate_text,
+        notices=context.notices, measured=context.measured(),
         target=", ".join(f"{k}={v:g}" for k, v in comparison.target.items()),
         findings=[_row(f) for f in listed], hidden_rows=len(findings) - len(listed),
         details=[_detail(f) for f in detailed], kernels=[_kernel(k) for k in comparison.kernels] if cut.kernels
@@ -85,7 +86,7 @@ def _detail(f: Finding) -> dict[str, object]:
              f"q = {q_text(f.q_value)}" if f.q_value is not None else ""]
     evidence = [(name, str(value)) for name, value in f.evidence.items() if value not in (None, "")]
     return {"kernel": f.kernel, "metric": f.metric, "kind": f.kind, "message": f.message,
-            "stats": ", ".join(s for s in stats if s), "evidence": evidence}
+            "stats": ", ".join(s for s in stats if s), "evidence": evidence, "held": f.held}
 
 
 def _kernel(k: KernelComparison) -> dict[str, object]:

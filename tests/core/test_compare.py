@@ -54,6 +54,32 @@ def test_planted_growth_increase_fails_the_build(before, after, growth, rng: np.
     assert comparison.kernels[0].basis == "each commit's own model"
 
 
+@pytest.mark.parametrize("before, after, growth", PLANTED.values(), ids=PLANTED.keys())
+def test_planted_growth_survives_a_machine_difference(before, after, growth, rng: np.random.Generator) -> None:
+    """The candidate measured on a 25% slower machine with a smaller cache: growth far beyond a memory hierarchy
+    still fails; the rise is the ratio's growth across the measured range, of sizes 2..256 (span 128)."""
+    slower = (lambda p: 1.25 * after(p) * np.where(p > 32, 1.15, 1.0))
+    comparison = compare([series(before, rng, noise=0.02)], [series(slower, rng, noise=0.02)], TARGET,
+                         settings=FAST)
+    found = {f.kind: f for f in verdict(comparison, machines_differ="the machines differ").findings}
+    truth = (after(P[-1]) / before(P[-1])) / (after(P[0]) / before(P[0])) * 1.15
+    assert found["growth"].severity == "error" and found["growth"].held == ""
+    assert found["growth"].rise == pytest.approx(truth, rel=0.1)
+    assert found["growth"].span == pytest.approx(128.0)
+    assert found["prediction"].severity == "warning" and found["prediction"].held.startswith("held back: ")
+
+
+def test_a_smaller_cache_is_held_back_across_machines_and_fails_on_one_machine(rng: np.random.Generator) -> None:
+    """+15% above p = 32 (data leaving a cache) on a flat kernel: not a growth class, and across machines not a
+    failure at all."""
+    flat = [series(lambda p: 3 + 0 * p, rng, f"k{i}", noise=0.01) for i in range(3)]
+    stepped = [series(lambda p: np.where(p > 32, 3.45, 3.0), rng, f"k{i}", noise=0.01) for i in range(3)]
+    comparison = compare(flat, stepped, TARGET, settings=FAST)
+    assert verdict(comparison).failed  # on one machine, 15% more at scale is a regression
+    across = verdict(comparison, machines_differ="the machines differ")
+    assert not across.failed and all(f.held for f in across.findings if f.kind in ("growth", "prediction"))
+
+
 def test_unchanged_kernels_raise_no_failing_finding(rng: np.random.Generator) -> None:
     functions = [lambda p: 1 + 0.1 * p, lambda p: 2 + 0.3 * np.log2(p), lambda p: 1 + 0.02 * p**1.5,
                  lambda p: 0.5 + 0.01 * p * np.log2(p), lambda p: 3 + 0 * p]

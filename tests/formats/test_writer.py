@@ -73,6 +73,33 @@ def test_dumps_run_keeps_meta_and_updates_it(tmp_path: Path) -> None:
     assert run.meta == {"machine": "ci", "commit": "old"}  # the run itself is unchanged
 
 
+def test_dumps_run_writes_json_object_text_in_meta_as_an_object(tmp_path: Path) -> None:
+    fingerprint = json.dumps({"cores": "4", "cpu": "AMD EPYC 7763", "host": "fv-az1"}, sort_keys=True)
+    run = Run(("p",), (Series("k", "time", ("p",), [[1]], [[1.0]]),), {"commit": "old"})
+    doc = json.loads(dumps_run(run, {"machine": fingerprint}))
+    assert doc["meta"]["machine"] == {"cores": "4", "cpu": "AMD EPYC 7763", "host": "fv-az1"}
+    back = _round_trip(run, tmp_path, {"machine": fingerprint})
+    assert back.meta == {"commit": "old", "machine": fingerprint}  # the same text again
+    assert _round_trip(back, tmp_path).meta == back.meta  # and again, when the run read is rewritten
+
+
+def test_dumps_run_reads_back_a_file_meta_object_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "in.json"
+    path.write_text('{"scalecheck": 1, "parameters": ["p"], "meta": {"machine": {"cpu": "x", "cores": 4}}, '
+                    '"measurements": [{"kernel": "k", "point": {"p": 1}, "values": [1.0]}]}')
+    run = read_scalecheck_json(path)
+    assert json.loads(dumps_run(run))["meta"]["machine"] == {"cpu": "x", "cores": 4}
+    assert _round_trip(run, tmp_path).meta == run.meta
+
+
+@pytest.mark.parametrize("value", ["perf-box-1", "{perf-box-1}", "{\"cpu\": ", "[1, 2]", "4", '"quoted"',
+                                   '{"cpu": NaN}', '{"cores": 1e999}', " {\"cpu\": \"x\"}"])
+def test_dumps_run_keeps_other_meta_strings_as_strings(value: str, tmp_path: Path) -> None:
+    run = Run(("p",), (Series("k", "time", ("p",), [[1]], [[1.0]]),))
+    assert json.loads(dumps_run(run, {"machine": value}))["meta"]["machine"] == value
+    assert _round_trip(run, tmp_path, {"machine": value}).meta == {"machine": value}
+
+
 def test_dumps_run_refuses_a_run_without_series() -> None:
     with pytest.raises(ValueError, match="without series"):
         dumps_run(Run(("p",), ()))

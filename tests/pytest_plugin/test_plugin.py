@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 import textwrap
 from importlib import metadata
 
@@ -226,6 +227,32 @@ def test_c(n):
     assert series.values[:, 0].tolist() == [50, 200, 800, 3200, 12800]
     data = json.loads((pytester.path / "out" / "results.json").read_text())
     assert data["meta"]["source"] == "pytest"
+
+
+def test_save_writes_the_machine_fingerprint_with_python(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_saved=COUNTS + """
+def test_a(scaling):
+    scaling.measure(linear, n=[10, 20, 40, 80, 160], metric="operations")
+""")
+    result = run(pytester, "--scalecheck-save", "results.json")
+    result.assert_outcomes(passed=1)
+    meta = json.loads((pytester.path / "results.json").read_text())["meta"]
+    assert meta["source"] == "pytest"
+    machine = meta["machine"]
+    assert isinstance(machine, dict) and {"cpu", "cores", "os", "host", "python"} <= set(machine)
+    assert machine["python"] == f"{platform.python_implementation()} {platform.python_version()}"
+    assert "python" not in meta  # named in the fingerprint already
+
+
+def test_save_uses_the_users_machine_name(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCALECHECK_MACHINE", "perf-box-1")
+    pytester.makepyfile(test_saved=COUNTS + """
+def test_a(scaling):
+    scaling.measure(linear, n=[10, 20, 40, 80, 160], metric="operations")
+""")
+    run(pytester, "--scalecheck-save", "results.json").assert_outcomes(passed=1)
+    meta = json.loads((pytester.path / "results.json").read_text())["meta"]
+    assert meta == {"source": "pytest", "machine": "perf-box-1", "python": platform.python_version()}
 
 
 def test_without_the_fixtures_numpy_is_not_imported(pytester: pytest.Pytester) -> None:

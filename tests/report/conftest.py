@@ -34,7 +34,7 @@ def document(functions: Mapping[str, Function], seed: int, unit: str = "s") -> d
     rows = [{"kernel": kernel, "metric": "time", "unit": unit, "point": {"p": p},
              "values": [float(v) for v in f(float(p)) * (1 + 0.03 * rng.standard_normal(5))]}
             for kernel, f in functions.items() for p in P]
-    return {"scalecheck": 1, "parameters": ["p"], "measurements": rows}
+    return {"scalecheck": 1, "parameters": ["p"], "meta": {"machine": "ci-runner"}, "measurements": rows}
 
 
 def write(path: Path, functions: Mapping[str, Function], seed: int, unit: str = "s") -> Path:

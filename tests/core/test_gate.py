@@ -1,0 +1,72 @@
+"""The gate: severities from the failing kinds, and findings held back when the two sides' machines differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from scalecheck.core.gate import CrossMachine, verdict
+from scalecheck.data.verdict import Comparison, Finding
+
+DIFFER = "the machines differ: cpu 'A' vs 'B'"
+
+
+def comparison(*findings: Finding) -> Comparison:
+    return Comparison(("p",), {"p": 64.0}, (), findings, 20, 0)
+
+
+def growth(rise: float | None, span: float | None) -> Finding:
+    return Finding("k", "time", "growth", "grows as p^2, the baseline as p", rise=rise, span=span)
+
+
+def test_like_with_like_every_failing_kind_is_an_error() -> None:
+    v = verdict(comparison(growth(1.2, 128.0), Finding("k", "time", "prediction", "slower")))
+    assert [f.severity for f in v.findings] == ["error", "error"] and v.failed
+    assert all(f.held == "" for f in v.findings)
+
+
+@pytest.mark.parametrize("kind", ["prediction", "measured", "overhead", "segmentation"])
+def test_across_machines_level_findings_are_held_back(kind: str) -> None:
+    v = verdict(comparison(Finding("k", "time", kind, "slower")), fail_on=(kind,), machines_differ=DIFFER)
+    assert not v.failed
+    (f,) = v.findings
+    assert f.severity == "warning" and f.held == f"held back: {DIFFER}, and this can be a level difference"
+
+
+@pytest.mark.parametrize("rise, span, fails", [
+    (11.3, 128.0, True),  # p -> p^(3/2) over sizes 1k..128k
+    (75.0, 128.0, True),  # log p -> p there
+    (8.0, 128.0, True),  # p -> p log p over sizes 2..256
+    (3.9, 128.0, False),  # a rise a memory hierarchy can give
+    (1.7, 128.0, False),  # a log factor over 1k..128k: the cache case
+    (20.0, 1e6, False),  # a log factor over 1..10^6: slope 0.22
+    (None, 128.0, False),  # no rise known: not proven beyond a hierarchy
+    (11.3, None, False),
+], ids=["p_to_p1.5", "log_to_p", "log_factor_small_sizes", "small_rise", "log_factor", "log_factor_huge_range",
+        "unknown_rise", "unknown_span"])
+def test_across_machines_growth_fails_only_beyond_a_memory_hierarchy(rise: float | None, span: float | None,
+                                                                       fails: bool) -> None:
+    v = verdict(comparison(growth(rise, span)), machines_differ=DIFFER)
+    assert v.failed is fails
+    assert (v.findings[0].held == "") is fails
+    if not fails:
+        assert "within what a memory hierarchy does" in v.findings[0].held
+
+
+@pytest.mark.parametrize("kind", ["expectation", "structure"])
+def test_across_machines_expectations_and_structure_still_fail(kind: str) -> None:
+    v = verdict(comparison(Finding("k", "time", kind, "x")), fail_on=(kind,), machines_differ=DIFFER)
+    assert v.failed and v.findings[0].held == ""
+
+
+def test_a_kind_outside_fail_on_is_a_plain_warning_and_improvements_are_notices() -> None:
+    v = verdict(comparison(Finding("k", "time", "measured", "x"), Finding("k", "time", "improvement", "y")),
+                machines_differ=DIFFER)
+    assert [(f.kind, f.severity, f.held) for f in v.findings] == [("measured", "warning", ""),
+                                                                  ("improvement", "notice", "")]
+
+
+def test_cross_machine_thresholds_are_parameters() -> None:
+    strict = CrossMachine(min_rise=20.0)
+    assert not verdict(comparison(growth(11.3, 128.0)), machines_differ=DIFFER, cross_machine=strict).failed
+    with pytest.raises(ValueError, match="min_rise"):
+        CrossMachine(min_rise=1.0)
