@@ -446,6 +446,29 @@ def test_no_measurements_recorded_anywhere_fails_when_configured(
     assert f"no measurements recorded at {feature.commits['c2'][:7]}" in message
 
 
+def test_committed_files_are_found_at_the_baseline_without_configuration(
+        git_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """No `measurements` setting: the candidate's own file, committed on main, is the baseline's."""
+    def text(functions: Mapping[str, Function], seed: int) -> str:
+        return json.dumps({**measurements(functions, seed), "meta": {"machine": "ci-runner"}}) + "\n"
+
+    repo = git_repo([("commit", "c1", {"bench/results.json": text(KERNELS, BASE_SEED)}), ("branch", "feature")])
+    (repo.path / "bench" / "results.json").write_text(text(WORSE, CAND_SEED), encoding="utf-8")
+    monkeypatch.chdir(repo.path / "bench")
+    code, out, err = cli(capsys, "check", "results.json", "--baseline", "main", *FAST)
+    assert (code, err) == (REGRESSION, "")
+    assert f"baseline:  commit {repo.commits['c1'][:7]} (merge-base of HEAD and main)" in out.splitlines()
+    assert "error     growth      main->solve" in out and "machine:   ci-runner (both sides)" in out
+
+
+def test_a_candidate_file_outside_the_repository_has_no_committed_baseline(
+        feature: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(feature.path)
+    message = usage_error(cli(capsys, "check", write_run(tmp_path / "cand.json"), "--baseline", "main",
+                              "--missing-baseline", "fail", *FAST))
+    assert "(store: data branch 'scalecheck-data')" in message  # no file pattern: the file is not in the repo
+
+
 def test_no_baseline_still_checks_expectations(feature: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(feature.path)
