@@ -122,6 +122,7 @@ examples:
   scalecheck check new.json --baseline old.json --html report.html --markdown comment.md
   scalecheck check new.json --baseline old.json --target p=4096 --json check.json
   scalecheck check --expect 'solver->*=p log p' --fail-on growth,expectation
+  scalecheck check --same-job --baseline origin/main -- pytest tests/perf --scalecheck-save {out}
 
 The baseline is a measurement file, or a git ref: scalecheck takes the merge-base of
 HEAD and that ref and walks back its first-parent history to the nearest commit with
@@ -172,11 +173,27 @@ def _add_check(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Model the candidate's and the baseline's measurements, compare every (kernel, metric) with "
                     "noise-aware statistics, and fail (exit status 1) on a new scalability problem.",
         epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    check.add_argument("files", nargs="*", metavar="CANDIDATE", type=Path,
-                       help="the candidate's measurement files (default: the measurements setting)")
+    # strings, not paths: with --same-job they are the command's words, and Path('./bench.sh') would drop the './'
+    check.add_argument("files", nargs="*", metavar="CANDIDATE",
+                       help="the candidate's measurement files (default: the measurements setting); with "
+                            "--same-job, the measurement command after --")
     check.add_argument("--baseline", metavar="REF_OR_FILE",
-                       help="a measurement file or a git ref (default in GitHub Actions: the pull request's base "
-                            "branch)")
+                       help="a measurement file or a git ref; with --same-job, a git ref (default in GitHub "
+                            "Actions: the pull request's base branch)")
+    same = check.add_argument_group(
+        "same-job mode", "measure the baseline commit and the working tree in this job, in alternating rounds, "
+                         "then check: no stored baseline, and no difference of machine or load between the sides")
+    same.add_argument("--same-job", action="store_true",
+                      help="run the command after -- (an argument list, no shell; write -- bash -c '...' for one) "
+                           "once per side and round: the baseline (the merge-base of HEAD and --baseline REF) in a "
+                           "temporary git worktree, the candidate (the working tree as it is) here. Each run must "
+                           "write its measurements to the file that {out} in its arguments becomes (also in "
+                           "SCALECHECK_OUTPUT); {round} and {side} are replaced too, the environment has "
+                           "SCALECHECK_ROUND, SCALECHECK_ROUNDS, SCALECHECK_SIDE (baseline or candidate) and "
+                           "SCALECHECK_COMMIT, and PYTHONPATH starts with the side's top folder and its src folder")
+    same.add_argument("--rounds", type=int, metavar="N",
+                      help="rounds of --same-job, each running the command once per side: baseline first in odd "
+                           "rounds, candidate first in even ones (default 2)")
     out = check.add_argument_group("reports (each written atomically)")
     out.add_argument("--json", type=Path, metavar="OUT", help="write the verdict as JSON")
     out.add_argument("--html", type=Path, metavar="OUT",
@@ -379,18 +396,45 @@ def _expect(item: str) -> tuple[str, str]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from scalecheck.api import check
+
+    if args.max_plots < 0:
+        raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")
+    if not args.same_job:
+        if args.rounds is not None:
+            raise ConfigError("--rounds counts the rounds of --same-job", fix="add --same-job and the measurement "
+                                                                            "command, or drop --rounds")
+        return _check_report(args, check(args.files, args.baseline, _settings(args)))
     import os
 
-    from scalecheck.api import check
+    from scalecheck.samejob import DEFAULT_ROUNDS, measure_both
+
+    config = _settings(args)  # before measuring: a wrong setting must not wait for the measurements
+
+    def progress(line: str) -> None:
+        sys.stdout.flush()  # what scalecheck printed comes before the command's own output
+        print(f"scalecheck: {line}", file=sys.stderr, flush=True)
+
+    try:
+        candidate, baseline, same_job = measure_both(
+            args.files, args.baseline, rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+            cwd=Path.cwd(), env=os.environ, fmt=config.format, progress=progress)
+    except KeyboardInterrupt:
+        print("scalecheck: interrupted; the baseline's worktree and the measurements were removed", file=sys.stderr)
+        return INTERRUPTED
+    return _check_report(args, check(candidate, baseline, config, same_job=same_job))
+
+
+def _check_report(args: argparse.Namespace, result) -> int:  # type: ignore[no-untyped-def]
+    """Write the reports a check asked for, print the verdict (the GitHub way in Actions) and pick the exit status."""
+    import os
+
     from scalecheck.github.workflow import Actions, running_in_actions
     from scalecheck.report.check_report import render_check_json, render_check_text
     from scalecheck.report.output import write_atomic
 
-    if args.max_plots < 0:
-        raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")
     github = running_in_actions(os.environ) if args.github is None else args.github
     actions = Actions.from_env(os.environ)
-    result = check(args.files, args.baseline, _settings(args))
     verdict, context = result.verdict, result.context
     report_url = args.report_url or actions.run_url
     if args.json is not None:
