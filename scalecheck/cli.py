@@ -460,7 +460,7 @@ def _check_report(args: argparse.Namespace, result) -> int:  # type: ignore[no-u
 def _github_report(result, actions, text: str, html: Path | None, report_url: str | None) -> None:  # type: ignore[no-untyped-def]
     """Print the text with workflow commands stopped (kernel names are untrusted), then the annotations; append the
     job summary and write the step outputs."""
-    from scalecheck.github.workflow import annotations, append_summary, stop_commands, write_outputs
+    from scalecheck.github.workflow import annotation, annotations, append_summary, stop_commands, write_outputs
     from scalecheck.report.markdown import SUMMARY_LIMIT, render_check_markdown
 
     verdict = result.verdict
@@ -468,6 +468,8 @@ def _github_report(result, actions, text: str, html: Path | None, report_url: st
     sys.stdout.write(f"{stop}\n{text}{resume}\n")
     for line in annotations(verdict.findings):
         print(line)
+    for notice in result.context.notices:  # no baseline yet, findings held back: said where the job shows it
+        print(annotation("notice", notice, title="scalecheck"))
     if actions.summary is not None:
         used = actions.summary.stat().st_size if actions.summary.exists() else 0
         room = SUMMARY_LIMIT - used - 1

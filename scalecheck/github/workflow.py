@@ -74,7 +74,8 @@ def annotations(findings: Sequence[Finding], limit: int = 10) -> list[str]:  # t
             left_out[level] += 1
             continue
         shown[level] += 1
-        lines.append(annotation(level, f"{finding.kernel} [{finding.metric}]: {finding.message}",
+        held = f" ({finding.held})" if finding.held else ""
+        lines.append(annotation(level, f"{finding.kernel} [{finding.metric}]: {finding.message}{held}",
                                 title=f"scalecheck {finding.kind}: {finding.kernel}"))
     if left_out["error"] or left_out["warning"]:
         lines.append(annotation("notice", _left_out_text(left_out["error"], left_out["warning"])))

@@ -194,3 +194,30 @@ def test_comment_needs_the_markdown_file(capsys: pytest.CaptureFixture[str], tmp
     code, _, err = cli(capsys, "comment", "--markdown", tmp_path / "nope.md", "--pr", "1")
     assert code == USAGE_ERROR
     assert err.splitlines()[0] == f"scalecheck: error: {tmp_path / 'nope.md'}: no such file"
+
+
+def test_github_mode_says_which_findings_were_held_back_across_machines(
+        capsys: pytest.CaptureFixture[str], actions: dict[str, Path], tmp_path: Path) -> None:
+    """A uniform 30% slowdown measured on another machine: reported, held back, explained in the annotations, the
+    job summary and the JSON, and the build passes."""
+    from .conftest import BASE, document
+
+    files = {}
+    for name, scale, machine in (("base", 1.0, '{"cpu": "AMD EPYC 7763", "host": "a"}'),
+                                 ("cand", 1.3, '{"cpu": "Intel Xeon 8370C", "host": "b"}')):
+        doc = document({k: (lambda f: lambda p: scale * f(p))(f) for k, f in BASE.items()}, 7)
+        doc["meta"] = {"machine": json.loads(machine)}
+        files[name] = tmp_path / f"{name}.json"
+        files[name].write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = cli(capsys, "check", files["cand"], "--baseline", files["base"], "--github",
+                         "--json", tmp_path / "check.json", *FAST)
+    assert (code, err) == (OK, "")
+    held = [line for line in out.splitlines() if line.startswith("::warning ") and "(held back: " in line]
+    assert held and all("cpu 'AMD EPYC 7763' vs 'Intel Xeon 8370C'" in line for line in held)
+    notice = [line for line in out.splitlines() if line.startswith("::notice title=scalecheck::findings held back")]
+    assert len(notice) == 1 and "scalecheck check --same-job" in notice[0]
+    summary = actions["summary"].read_text(encoding="utf-8")
+    assert "findings held back" in summary and "Intel Xeon 8370C" in summary
+    doc = json.loads((tmp_path / "check.json").read_text(encoding="utf-8"))
+    assert doc["verdict"] == "pass" and doc["machines"]["held_back"].startswith("the machines differ")
+    assert {f["kind"] for f in doc["findings"] if f["held"]} >= {"prediction"}
