@@ -775,8 +775,9 @@ optional. A malformed line stops the measurement (also with --keep-going).
 
 The output file is scalecheck JSON, rewritten atomically after every completed run;
 an existing file is added to (same kernel, metric and point: more repetitions) and
-must have the same parameters. meta.machine is this machine's name, meta.commit
-the --commit given. The command's stdin is empty and its stdout discarded (unless
+must have the same parameters. meta.machine is this machine's fingerprint (CPU,
+cores, OS, host; SCALECHECK_MACHINE names it instead; an existing file keeps its
+own), meta.commit the --commit given. The command's stdin is empty and its stdout discarded (unless
 --show-output); the end of its stderr is shown when a run fails. A progress bar is
 drawn on stderr when it is a terminal.
 
