@@ -5,11 +5,12 @@ level difference says more about the machines than about the code. A slower runn
 constant factor; a different cache hierarchy shifts the sizes beyond a cache by a bounded factor. So across
 machines (`machines_differ`, the reason):
 
-- `prediction`, `measured`, `overhead` and `segmentation` findings are reported but held back (a warning);
-- a `growth` finding still fails when it is far beyond what a memory hierarchy does (`CrossMachine`): the ratio
-  candidate / baseline rose at least `min_rise` times across the measured range both sides share, and at least
-  as fast as span^`min_slope` (span: how many times larger the largest shared scale is than the smallest), so a
-  logarithm factor over a very wide range does not pass for a new complexity class;
+- `measured`, `overhead` and `segmentation` findings are reported but held back (a warning);
+- a `growth` or `prediction` finding still fails when the change is far beyond what a memory hierarchy does
+  (`CrossMachine`): the ratio candidate / baseline rose at least `min_rise` times across the measured range both
+  sides share, and at least as fast as span^`min_slope` (span: how many times larger the largest shared scale is
+  than the smallest), so a logarithm factor over a very wide range does not pass for a new complexity class;
+  otherwise it is held back too;
 - `expectation` and `structure` findings fail as always: they compare the candidate with a stated bound or with
   call pairs, not with the other machine's timings.
 """
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 from scalecheck.data.verdict import KINDS, Comparison, Finding, Verdict
 
 DEFAULT_FAIL_ON = ("growth", "prediction", "expectation")
-LEVEL_KINDS = ("prediction", "measured", "overhead", "segmentation")  # held back across machines
+MACHINE_KINDS = ("growth", "prediction", "measured", "overhead", "segmentation")  # a machine can explain them
 _ORDER = {"error": 0, "warning": 1, "notice": 2}
 
 
@@ -46,7 +47,7 @@ class CrossMachine:
 
     def beyond_hierarchy(self, finding: Finding) -> bool:
         rise, span = finding.rise, finding.span
-        return (finding.kind == "growth" and rise is not None and span is not None and span > 1
+        return (finding.kind in ("growth", "prediction") and rise is not None and span is not None and span > 1
                 and rise >= self.min_rise and math.log(rise) >= self.min_slope * math.log(span))
 
 
@@ -73,12 +74,9 @@ def _grade(f: Finding, fail_on: Sequence[str], machines_differ: str, cross_machi
         return replace(f, severity="notice")
     if f.kind not in fail_on:
         return replace(f, severity="warning")
-    if machines_differ and (f.kind in LEVEL_KINDS or (f.kind == "growth" and not cross_machine.beyond_hierarchy(f))):
-        why = "a level difference" if f.kind != "growth" else \
-            f"a change within what a memory hierarchy does (rise {_times(f.rise)} across the measured range)"
+    if machines_differ and f.kind in MACHINE_KINDS and not cross_machine.beyond_hierarchy(f):
+        why = "a level difference" if f.rise is None else \
+            f"a difference within what a memory hierarchy does (the ratio rises {f.rise:.3g}x across the measured range)"
         return replace(f, severity="warning", held=f"held back: {machines_differ}, and this can be {why}")
     return replace(f, severity="error")
 
-
-def _times(value: float | None) -> str:
-    return "unknown" if value is None else f"{value:.3g}x"

@@ -24,7 +24,7 @@ def test_like_with_like_every_failing_kind_is_an_error() -> None:
     assert all(f.held == "" for f in v.findings)
 
 
-@pytest.mark.parametrize("kind", ["prediction", "measured", "overhead", "segmentation"])
+@pytest.mark.parametrize("kind", ["growth", "prediction", "measured", "overhead", "segmentation"])
 def test_across_machines_level_findings_are_held_back(kind: str) -> None:
     v = verdict(comparison(Finding("k", "time", kind, "slower")), fail_on=(kind,), machines_differ=DIFFER)
     assert not v.failed
@@ -49,7 +49,17 @@ def test_across_machines_growth_fails_only_beyond_a_memory_hierarchy(rise: float
     assert v.failed is fails
     assert (v.findings[0].held == "") is fails
     if not fails:
-        assert "within what a memory hierarchy does" in v.findings[0].held
+        assert v.findings[0].held.startswith(f"held back: {DIFFER}, and this can be a ")
+        if rise is not None:
+            assert f"within what a memory hierarchy does (the ratio rises {rise:.3g}x" in v.findings[0].held
+
+
+def test_across_machines_a_prediction_far_beyond_a_memory_hierarchy_fails() -> None:
+    """A growth change the growth test alone did not prove still shows as a prediction whose ratio keeps rising."""
+    rising = Finding("k", "time", "prediction", "predicted 30x", rise=12.0, span=128.0)
+    level = Finding("k2", "time", "prediction", "predicted 1.3x", rise=1.02, span=128.0)
+    v = verdict(comparison(rising, level), machines_differ=DIFFER)
+    assert [(f.kernel, f.severity) for f in v.findings] == [("k", "error"), ("k2", "warning")]
 
 
 @pytest.mark.parametrize("kind", ["expectation", "structure"])
