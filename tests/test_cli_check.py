@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import git
@@ -15,7 +15,7 @@ import pytest
 
 from scalecheck.cli import OK, REGRESSION, USAGE_ERROR, main
 
-from .history.conftest import USER, GitRepo
+from .history.conftest import GitRepo, git_repo  # noqa: F401 - git_repo is the fixture
 
 P = (2, 4, 8, 16, 32, 64, 128, 256)
 REPETITIONS = 5
@@ -94,25 +94,6 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_run(folder / "again.json", KERNELS, AGAIN_SEED)
     monkeypatch.chdir(folder)
     return folder
-
-
-@pytest.fixture
-def git_repo(tmp_path: Path) -> Iterator[MakeRepo]:
-    """git_repo(operations, name="repo"): a repository on branch main (see tests/history/conftest.py)."""
-    made: list[GitRepo] = []
-
-    def make(operations: object = (), name: str = "repo") -> GitRepo:
-        repo = git.Repo.init(tmp_path / name, initial_branch="main")
-        with repo.config_writer() as config:
-            for key, value in USER.items():
-                config.set_value(*key.split("."), value)
-            config.set_value("commit", "gpgsign", "false")
-        made.append(GitRepo(tmp_path / name, repo))
-        return made[-1].apply(operations)  # type: ignore[arg-type]
-
-    yield make
-    for item in made:
-        item.repo.close()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import git
@@ -20,7 +20,7 @@ import pytest
 
 from scalecheck.cli import OK, REGRESSION, USAGE_ERROR, main
 
-from .history.conftest import USER, GitRepo
+from .history.conftest import GitRepo, git_repo  # noqa: F401 - git_repo is the fixture
 
 LINEAR = """\
 def steps(n):
@@ -79,25 +79,6 @@ COMMAND = (sys.executable, "bench/run.py")
 FAST = ("--bootstrap", "20")
 
 MakeRepo = Callable[..., GitRepo]
-
-
-@pytest.fixture
-def git_repo(tmp_path: Path) -> Iterator[MakeRepo]:
-    """git_repo(operations): a repository on branch main (see tests/history/conftest.py)."""
-    made: list[GitRepo] = []
-
-    def make(operations: object = (), name: str = "repo") -> GitRepo:
-        repo = git.Repo.init(tmp_path / name, initial_branch="main")
-        with repo.config_writer() as config:
-            for key, value in USER.items():
-                config.set_value(*key.split("."), value)
-            config.set_value("commit", "gpgsign", "false")
-        made.append(GitRepo(tmp_path / name, repo))
-        return made[-1].apply(operations)  # type: ignore[arg-type]
-
-    yield make
-    for item in made:
-        item.repo.close()
 
 
 @pytest.fixture
