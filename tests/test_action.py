@@ -17,6 +17,7 @@ import http.server
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -87,7 +88,7 @@ def _all_files() -> list[Path]:
 
 def test_the_files_exist() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in WORKFLOWS}
-    assert {".github/workflows/ci.yml", "examples/workflows/check-pull-request.yml",
+    assert {".github/workflows/ci.yml", "examples/workflows/same-job.yml", "examples/workflows/check-pull-request.yml",
             "examples/workflows/record-main.yml", "examples/workflows/fork-safe/check.yml",
             "examples/workflows/fork-safe/comment.yml"} <= names
 
@@ -157,6 +158,7 @@ def test_workflow_permissions_are_minimal() -> None:
         return dict(doc["permissions"])
 
     assert permissions(".github/workflows/ci.yml") == {"contents": "read"}
+    assert permissions("examples/workflows/same-job.yml") == {"contents": "read", "pull-requests": "write"}
     assert permissions("examples/workflows/check-pull-request.yml") == {"contents": "read", "pull-requests": "write"}
     assert permissions("examples/workflows/record-main.yml") == {"contents": "write"}
     assert permissions("examples/workflows/fork-safe/check.yml") == {"contents": "read"}
@@ -176,10 +178,21 @@ def test_the_comment_workflow_never_runs_the_pull_requests_code() -> None:
 
 
 def test_checkouts_that_need_history_fetch_it() -> None:
-    for name in ("examples/workflows/check-pull-request.yml", "examples/workflows/fork-safe/check.yml"):
+    for name in ("examples/workflows/same-job.yml", "examples/workflows/check-pull-request.yml",
+                 "examples/workflows/fork-safe/check.yml"):
         steps = [step for _, step in _steps_of(load(ROOT / name))]
         checkout = next(step for step in steps if str(step.get("uses", "")).startswith("actions/checkout@"))
         assert checkout["with"]["fetch-depth"] == 0, name
+
+
+def test_the_same_job_workflow_measures_with_a_command() -> None:
+    """Same-job mode: a command writing $SCALECHECK_OUTPUT instead of measurement files; nothing is pushed, so the
+    checkout keeps no credentials for the pull request's code to find."""
+    steps = [step for _, step in _steps_of(load(ROOT / "examples" / "workflows" / "same-job.yml"))]
+    action_step = next(step for step in steps if str(step.get("uses", "")).startswith("scalecheck/scalecheck@"))
+    assert '"$SCALECHECK_OUTPUT"' in action_step["with"]["command"] and "measurements" not in action_step["with"]
+    checkout = next(step for step in steps if str(step.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"]["persist-credentials"] is False
 
 
 def test_record_workflow_never_cancels_a_recording() -> None:
@@ -468,6 +481,13 @@ def test_globs_expand_and_matrix_jobs_get_their_own_artifact(action: Any, tmp_pa
     ({"data-branch": "a..b"}, "input 'data-branch' must be a valid git branch name"),
     ({"comment-key": "two words"}, "input 'comment-key' must be 1 to 64 letters"),
     ({"measurements": "nothing-*.json"}, "input 'measurements': no file matches 'nothing-*.json'"),
+    ({"missing-baseline": "maybe"}, "input 'missing-baseline' must be pass or fail, not 'maybe'"),
+    ({"rounds": "0"}, "input 'rounds' must be a whole number from 1 to 20, not '0'"),
+    ({"rounds": "21"}, "input 'rounds' must be a whole number from 1 to 20, not '21'"),
+    ({"rounds": "two"}, "input 'rounds' must be a whole number from 1 to 20, not 'two'"),
+    ({"rounds": "08"}, "input 'rounds' must be a whole number from 1 to 20, not '08'"),
+    ({"rounds": ""}, "input 'rounds' must be a whole number from 1 to 20, not ''"),
+    ({"command": "python bench.py"}, "inputs 'command' and 'measurements' exclude each other"),  # _pr_run's files
 ])
 def test_bad_inputs_stop_with_a_clear_error(action: Any, tmp_path: Path, inputs: dict[str, str],
                                             message: str) -> None:
@@ -476,6 +496,14 @@ def test_bad_inputs_stop_with_a_clear_error(action: Any, tmp_path: Path, inputs:
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"::error title=scalecheck::{message}" in done.stdout, done.stdout
     assert "verdict" not in run.outputs["check"]
+
+
+def test_rounds_without_a_command_is_a_warning(action: Any, tmp_path: Path) -> None:
+    run = _pr_run(action, tmp_path, comment="never", rounds="5")
+    done = run.run("check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "::warning title=scalecheck::input 'rounds' is ignored" in done.stdout
+    assert run.outputs["check"]["verdict"] == "fail"  # the stored-baseline check ran as without it
 
 
 def test_outside_a_pull_request_a_baseline_is_needed(action: Any, tmp_path: Path) -> None:
@@ -671,4 +699,250 @@ def test_record_false_on_the_default_branch_checks_instead(action: Any, tmp_path
     done = run.run("check")
     assert done.returncode == 0, done.stdout + done.stderr
     assert run.outputs["check"]["verdict"] == "fail"
+    assert git(origin, "branch", "--list", "scalecheck-data") == ""
+
+
+# -- a first pull request in the stored-baseline mode --------------------------------------------------------------
+
+def _first_pull_request(action: Any, tmp_path: Path, **inputs: str) -> ActionRun:
+    """A pull request whose base has no measurements yet: no data branch on origin, nothing committed for it; the
+    benchmark's output (candidate.json) is an untracked file of the working tree, as a benchmark step leaves it."""
+    env = {**os.environ, **_git_env(tmp_path)}
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "--quiet", "--bare", str(origin), env=env)
+    repo = tmp_path / "project"
+    git(tmp_path, "clone", "--quiet", str(origin), str(repo), env=env)
+    (repo / "README.md").write_text("project\n", encoding="utf-8")
+    git(repo, "add", "README.md", env=env)
+    git(repo, "commit", "--quiet", "-m", "start", env=env)
+    git(repo, "push", "--quiet", "origin", "main", env=env)
+    git(repo, "checkout", "--quiet", "-b", "feature", env=env)
+    (repo / "README.md").write_text("project, changed\n", encoding="utf-8")
+    git(repo, "commit", "--quiet", "-am", "change", env=env)
+    shutil.copy(EXAMPLE / "candidate.json", repo / "candidate.json")
+    return ActionRun(action, repo, tmp_path, event_name="pull_request", event=_pull_request(),
+                     inputs={"measurements": "candidate.json", "comment": "never", **inputs},
+                     env={"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature",
+                          "GITHUB_REF": "refs/pull/7/merge", "GITHUB_SHA": git(repo, "rev-parse", "HEAD")})
+
+
+def test_a_first_pull_request_with_nothing_recorded_passes_with_a_notice(action: Any, tmp_path: Path) -> None:
+    run = _first_pull_request(action, tmp_path)
+    done = run.run("check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "::notice title=scalecheck::no baseline yet" in done.stdout, done.stdout
+    out = run.outputs["check"]
+    assert out["verdict"] == "pass", out
+    assert Path(out["report"]).is_file() and Path(out["markdown"]).is_file(), out
+    assert "no baseline yet" in run.summary.read_text(encoding="utf-8")
+    gate = run.run("gate")
+    assert gate.returncode == 0 and "scalecheck verdict: pass" in gate.stdout, gate.stdout
+
+
+@pytest.mark.parametrize(("setting", "value", "status"), [
+    (None, "Fail", 2),    # the input
+    ("fail", "", 2),      # the configuration's setting, when the input is left empty
+    ("fail", "pass", 0),  # the input overrides the configuration
+])
+def test_missing_baseline_fail_stops_a_first_pull_request(action: Any, tmp_path: Path, setting: str | None,
+                                                          value: str, status: int) -> None:
+    run = _first_pull_request(action, tmp_path, **{"missing-baseline": value})
+    if setting is not None:
+        (run.workdir / "scalecheck.toml").write_text(f'[gate]\nmissing_baseline = "{setting}"\n', encoding="utf-8")
+    done = run.run("check")
+    assert done.returncode == status, done.stdout + done.stderr
+    if status == 2:
+        assert "::error title=scalecheck::scalecheck check stopped with exit status 2 (bad input or usage;" \
+            in done.stdout, done.stdout
+        assert "no measurements recorded at" in done.stderr, done.stderr  # the reason, from scalecheck check
+        assert "verdict" not in run.outputs["check"]
+    else:
+        assert run.outputs["check"]["verdict"] == "pass" and "no baseline yet" in done.stdout, done.stdout
+
+
+# -- same-job mode (input `command`) -------------------------------------------------------------------------------
+
+LINEAR_MODULE = '''\
+def unique(items):
+    """The distinct items in their order, and how many comparisons that took."""
+    seen, result, comparisons = set(), [], 0
+    for item in items:
+        comparisons += 1
+        if item not in seen:
+            seen.add(item)
+            result.append(item)
+    return result, comparisons
+'''
+RENAMED_MODULE = '''\
+def unique(values):
+    """The distinct values in their order, and how many comparisons that took."""
+    known, distinct, count = set(), [], 0
+    for value in values:
+        count += 1
+        if value not in known:
+            known.add(value)
+            distinct.append(value)
+    return distinct, count
+'''
+QUADRATIC_MODULE = '''\
+def unique(items):
+    """The distinct items in their order, and how many comparisons that took (a list scan: no hashing needed)."""
+    result, comparisons = [], 0
+    for item in items:
+        for kept in result:
+            comparisons += 1
+            if kept == item:
+                break
+        else:
+            result.append(item)
+    return result, comparisons
+'''
+MEASURE_SCRIPT = '''\
+"""Exact comparison counts of dedupe.unique at several sizes, as scalecheck JSON: deterministic verdicts."""
+import json
+import os
+import sys
+
+import dedupe
+
+sizes, out = [int(size) for size in sys.argv[1].split(",")], sys.argv[2]
+rows = [{"kernel": "dedupe.unique", "metric": "comparisons", "point": {"n": n},
+         "values": [dedupe.unique(list(range(n)))[1]]} for n in sizes]
+with open(out, "w", encoding="utf-8") as stream:
+    json.dump({"scalecheck": 1, "parameters": ["n"], "measurements": rows}, stream)
+with open(os.environ["MEASURE_LOG"], "a", encoding="utf-8") as stream:
+    stream.write(json.dumps({"side": os.environ["SCALECHECK_SIDE"], "round": os.environ["SCALECHECK_ROUND"],
+                             "rounds": os.environ["SCALECHECK_ROUNDS"], "module": dedupe.__file__}) + "\\n")
+'''
+# The user's command line, as it would stand in a workflow: a shell line, with $SCALECHECK_OUTPUT quoted.
+MEASURE_COMMAND = f'{shlex.quote(sys.executable)} bench/measure.py 4,8,16,32,64,128,256 "$SCALECHECK_OUTPUT"'
+
+
+def _same_job_project(tmp_path: Path, feature: str | None, *, on_main: bool = False) -> tuple[Path, Path]:
+    """A clone of a project whose main has dedupe.py (linear) and bench/measure.py, pushed to origin; `feature`
+    replaces dedupe.py in a commit on the branch feature (or, `on_main`, on main, pushed). Returns (repo, log)."""
+    env = {**os.environ, **_git_env(tmp_path)}
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "--quiet", "--bare", str(origin), env=env)
+    repo = tmp_path / "project"
+    git(tmp_path, "clone", "--quiet", str(origin), str(repo), env=env)
+    (repo / "bench").mkdir()
+    (repo / "bench" / "measure.py").write_text(MEASURE_SCRIPT, encoding="utf-8")
+    (repo / "dedupe.py").write_text(LINEAR_MODULE, encoding="utf-8")
+    git(repo, "add", ".", env=env)
+    git(repo, "commit", "--quiet", "-m", "dedupe", env=env)
+    git(repo, "push", "--quiet", "origin", "main", env=env)
+    if feature is not None:
+        if not on_main:
+            git(repo, "checkout", "--quiet", "-b", "feature", env=env)
+        (repo / "dedupe.py").write_text(feature, encoding="utf-8")
+        git(repo, "commit", "--quiet", "-am", "change dedupe", env=env)
+        if on_main:
+            git(repo, "push", "--quiet", "origin", "main", env=env)
+    return repo, tmp_path / "measure-log.jsonl"
+
+
+def _same_job_pr_run(action: Any, tmp_path: Path, feature: str | None, **inputs: str) -> tuple[ActionRun, Path]:
+    repo, log = _same_job_project(tmp_path, feature)
+    run = ActionRun(action, repo, tmp_path, event_name="pull_request", event=_pull_request(),
+                    inputs={"command": MEASURE_COMMAND, "comment": "never", **inputs},
+                    env={"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature", "GITHUB_REF": "refs/pull/7/merge",
+                         "GITHUB_SHA": git(repo, "rev-parse", "HEAD"), "MEASURE_LOG": str(log)})
+    return run, log
+
+
+def _measured(log: Path) -> list[dict[str, str]]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+
+
+def test_same_job_finds_a_module_that_became_quadratic(action: Any, tmp_path: Path) -> None:
+    run, log = _same_job_pr_run(action, tmp_path, QUADRATIC_MODULE)
+    checked = run.run("check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    out = run.outputs["check"]
+    assert out["verdict"] == "fail", out
+    assert int(out["findings"]) >= 1, out
+    assert Path(out["report"]).is_file() and Path(out["report"]).stat().st_size > 0, out
+    markdown = Path(out["markdown"]).read_text(encoding="utf-8")  # Markdown-escaped names
+    assert "dedupe\\.unique" in markdown and "both sides measured in this job, 2 rounds" in markdown, markdown
+    assert re.fullmatch(r"scalecheck-report-scalecheck-4242-1-0-[0-9a-f]{8}", out["artifact"]), out
+    assert markdown in run.summary.read_text(encoding="utf-8")
+    assert "::error" in checked.stdout
+    # both sides, in ABBA order, each importing its own tree's module: the base's from a temporary worktree
+    runs = _measured(log)
+    assert [(r["side"], r["round"], r["rounds"]) for r in runs] == [
+        ("baseline", "1", "2"), ("candidate", "1", "2"), ("candidate", "2", "2"), ("baseline", "2", "2")], runs
+    repo = run.workdir
+    assert {Path(r["module"]).resolve() for r in runs if r["side"] == "candidate"} == {(repo / "dedupe.py").resolve()}
+    base_modules = {Path(r["module"]).resolve() for r in runs if r["side"] == "baseline"}
+    assert len(base_modules) == 1 and repo.resolve() not in next(iter(base_modules)).parents, base_modules
+    assert len(git(repo, "worktree", "list").splitlines()) == 1  # the worktree is gone
+    # nothing of the stored-baseline mode: no data branch was fetched or made
+    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/scalecheck-data",
+               "refs/remotes/origin/scalecheck-data") == ""
+
+    failing = run.run("gate")
+    assert failing.returncode == 1 and "::error title=scalecheck::a new scalability problem" in failing.stdout
+    assert run.run("gate", fail="false").returncode == 0
+
+
+def test_same_job_passes_a_rename_only_change(action: Any, tmp_path: Path) -> None:
+    run, log = _same_job_pr_run(action, tmp_path, RENAMED_MODULE, rounds="1")
+    checked = run.run("check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert run.outputs["check"]["verdict"] == "pass", run.outputs["check"]
+    assert [r["side"] for r in _measured(log)] == ["baseline", "candidate"]  # rounds: 1
+    gate = run.run("gate")
+    assert gate.returncode == 0 and "scalecheck verdict: pass" in gate.stdout, gate.stdout
+
+
+def test_same_job_runs_the_command_line_as_a_bash_step(action: Any, tmp_path: Path) -> None:
+    """Several lines, as in a `run:` step: bash -e stops at a failing line, and a run that wrote nothing is an
+    input error (2) that stops the step."""
+    marker = tmp_path / "pasted"
+    command = f"touch '{marker}'\nfalse\n{MEASURE_COMMAND}\n"
+    run, log = _same_job_pr_run(action, tmp_path, QUADRATIC_MODULE, command=command)
+    done = run.run("check")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert marker.exists()  # the first line ran, in the command's bash ...
+    assert _measured(log) == []  # ... and `false` stopped it before the measurement
+    assert "::error title=scalecheck::scalecheck check stopped with exit status 2 (bad input or usage, or a " \
+           "measurement command that wrote no measurements" in done.stdout, done.stdout
+    assert "verdict" not in run.outputs["check"]
+
+
+def test_same_job_outside_a_pull_request_needs_a_baseline(action: Any, tmp_path: Path) -> None:
+    repo, log = _same_job_project(tmp_path, QUADRATIC_MODULE)
+    run = ActionRun(action, repo, tmp_path, event_name="push", event={"repository": {"default_branch": "main"}},
+                    inputs={"command": MEASURE_COMMAND},
+                    env={"GITHUB_REF": "refs/heads/feature", "GITHUB_SHA": git(repo, "rev-parse", "HEAD"),
+                         "MEASURE_LOG": str(log)})
+    done = run.run("check")
+    assert done.returncode == 2
+    assert "::error title=scalecheck::no baseline: outside a pull request, set the input 'baseline' to a git ref " \
+           "(such as HEAD~1 or origin/main)\n" in done.stdout, done.stdout
+    assert _measured(log) == []
+
+
+def test_same_job_on_a_push_to_the_default_branch_records_nothing(action: Any, tmp_path: Path) -> None:
+    repo, log = _same_job_project(tmp_path, QUADRATIC_MODULE, on_main=True)
+    origin = tmp_path / "origin.git"
+    run = ActionRun(action, repo, tmp_path, event_name="push", event={"repository": {"default_branch": "main"}},
+                    inputs={"command": MEASURE_COMMAND, "comment": "never"},
+                    env={"GITHUB_REF": "refs/heads/main", "GITHUB_SHA": git(repo, "rev-parse", "HEAD"),
+                         "MEASURE_LOG": str(log)})
+    done = run.run("check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "::notice title=scalecheck::same-job mode (input 'command') records nothing" in done.stdout, done.stdout
+    assert "records nothing" in run.summary.read_text(encoding="utf-8")
+    assert run.outputs["check"] == {} and _measured(log) == []
+    assert git(origin, "branch", "--list", "scalecheck-data") == ""
+    assert run.run("comment").returncode == 0 and run.run("gate").returncode == 0
+
+    # with a baseline, the push is checked against it in this job
+    checked = run.run("check", baseline="HEAD~1")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert run.outputs["check"]["verdict"] == "fail", run.outputs["check"]
+    assert [r["side"] for r in _measured(log)] == ["baseline", "candidate", "candidate", "baseline"]
+    assert run.run("gate").returncode == 1
     assert git(origin, "branch", "--list", "scalecheck-data") == ""
