@@ -159,7 +159,8 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
         base_run, base_label, head = Run(cand_run.parameters, ()), "none yet", None
         notices.append(f"no baseline yet: {err.problem}; every kernel is new, so only expectations can fail. To "
                        "compare, measure both commits in one job (scalecheck check --same-job), or record "
-                       "measurements on the base branch (set missing_baseline = \"fail\" to fail instead)")
+                       "measurements on the base branch (missing_baseline = \"fail\", --missing-baseline fail or the "
+                       "action's missing-baseline: fail make this an error)")
     head = env.get("GITHUB_SHA") or head
     if same_job is not None:
         base_label = f"commit {same_job.baseline_commit[:7]}, measured in this job"
