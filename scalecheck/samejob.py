@@ -21,7 +21,8 @@ Behaviour (the decisions `scalecheck check --help` and docs/same-job.md state to
   reader's `InputError` for a malformed file). A run that exits non-zero but wrote measurements is reported
   through `progress` as a warning and kept (a pytest run whose complexity assertion failed still wrote its
   measurements); a run that wrote nothing, whatever its exit status, is an `InputError`. The rounds of a side are
-  merged into one `Run` (repetitions add up).
+  merged into one `Run` (repetitions add up), each repetition marked with its round: the check resamples whole
+  rounds, since a burst of load or a slow process start hits a whole run at once.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scalecheck.data.measurement import Run, merge_runs
+from scalecheck.data.measurement import Run, merge_runs, with_round
 from scalecheck.data.provenance import SameJob
 from scalecheck.errors import ConfigError, InputError
 from scalecheck.formats import read_measurements
@@ -157,7 +158,7 @@ def _run_once(command: Sequence[str], side: _Side, out: Path, number: int, round
     if status != 0:
         progress(f"warning: the measurement command {ended} in {which}; using the measurements it wrote")
     try:
-        return read_measurements(out, fmt)
+        return with_round(read_measurements(out, fmt), number)  # a round is the unit that load and drift hit
     except InputError as err:
         raise InputError(f"{err.problem} (written by the measurement command in {which})", where=err.where,
                          fix=err.fix) from None

@@ -205,6 +205,7 @@ def test_api_check_carries_the_same_job_record(git_repo: MakeRepo, monkeypatch: 
     assert candidate.series[0].values.shape == baseline.series[0].values.shape == (8, 2)  # rounds add repetitions
     assert baseline.series[0].values[-1].tolist() == [256, 256]
     assert candidate.series[0].values[-1].tolist() == [256 * 256] * 2
+    assert candidate.series[0].rounds[-1].tolist() == baseline.series[0].rounds[-1].tolist() == [1, 2]
     result = check(candidate, baseline, load_config(None).with_overrides(bootstrap=20), same_job=info)
     assert result.verdict.failed
     assert result.context.same_job == info.text()

@@ -141,6 +141,57 @@ def resample(values: np.ndarray, count: int, rng: np.random.Generator) -> np.nda
     return np.where(np.arange(r)[None, None, :] < reps[None, :, None], out, np.nan)
 
 
+def resample_rounds(values: np.ndarray, rounds: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """`count` resamples that draw whole rounds with replacement, then repetitions within each drawn round.
+
+    A round (one run of the measurement over all its points) is the unit that load, drift and a slow process start
+    hit: its repetitions rise or fall together. Resampling repetitions within a point treats them as independent
+    and makes a bound too narrow; drawing rounds carries the disagreement between rounds into the bound.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, r)
+        Repetitions per point, NaN-padded (as `Series.values`).
+    rounds : ndarray, shape (n, r)
+        The round of each repetition; every value has one.
+
+    Returns
+    -------
+    ndarray, shape (count, n, w)
+        NaN-padded at the end. A point that none of the drawn rounds measured gets a plain resample of its own
+        repetitions, so that every point keeps at least one value.
+    """
+    n, r = values.shape
+    present = ~np.isnan(values)
+    ids = np.unique(rounds[present])
+    which = np.searchsorted(ids, np.where(present, rounds, ids[0])).astype(int)  # (n, r) index of the round
+    counts = np.zeros((n, ids.size), dtype=int)
+    rows = np.broadcast_to(np.arange(n)[:, None], (n, r))
+    np.add.at(counts, (rows[present], which[present]), 1)
+    width = int(counts.max())
+    packed = np.full((n, ids.size, width), np.nan)  # the values of round k at point i, side by side
+    order = np.lexsort((which.ravel(), rows.ravel()))
+    flat_rows, flat_rounds = rows.ravel()[order], which.ravel()[order]
+    keep = present.ravel()[order]
+    flat_rows, flat_rounds, flat_values = flat_rows[keep], flat_rounds[keep], values.ravel()[order][keep]
+    starts = np.cumsum(np.concatenate([[0], counts.ravel()]))[:-1].reshape(n, ids.size)
+    slot = np.arange(flat_values.size) - starts[flat_rows, flat_rounds]
+    packed[flat_rows, flat_rounds, slot] = flat_values
+    drawn = rng.integers(0, ids.size, size=(count, ids.size))  # (count, R): the rounds each resample takes
+    have = counts[:, drawn].transpose(1, 2, 0)  # (count, R, n)
+    pick = np.floor(rng.random((count, ids.size, n, width)) * have[..., None]).astype(int)
+    out = packed[np.arange(n)[None, None, :, None], drawn[:, :, None, None], pick]
+    out = np.where(np.arange(width)[None, None, None, :] < have[..., None], out, np.nan)
+    out = np.sort(out.transpose(0, 2, 1, 3).reshape(count, n, ids.size * width), axis=2)  # NaN last
+    empty = np.isnan(out[:, :, 0])  # (count, n): no drawn round measured this point
+    if empty.any():
+        plain = resample(values, count, rng)
+        out[empty, :r] = plain[empty]
+        out[empty, r:] = np.nan
+    width_used = int(np.max(np.sum(~np.isnan(out), axis=2)))
+    return out[:, :, :width_used]
+
+
 def jitter(fitted: np.ndarray, relative_sd: float, count: int, rng: np.random.Generator) -> np.ndarray:
     """`count` parametric resamples (count, n, 1) of data without repetitions: the model plus its residual noise."""
     return (fitted[None, :] * (1.0 + relative_sd * rng.standard_normal((count, fitted.size))))[..., None]

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from scalecheck.core.bootstrap import (Resampled, capped, common_choice, expectation_spec, hypotheses, jitter, neighbourhood,
-                                       resample, reselect, residual_spread)
+                                       resample, resample_rounds, reselect, residual_spread)
 from scalecheck.core.exceedance import ExceedanceOptions, exceedance_tests
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions, PointStats, design, noise_and_penalty, point_stats, score
@@ -92,6 +92,7 @@ class _Side:
     points: np.ndarray  # (n, m)
     values: np.ndarray  # (n, r)
     stats: PointStats  # of this one kernel on `points`
+    rounds: np.ndarray | None = None  # (n, r) the round of each value, when every value has one
 
 
 @dataclass
@@ -228,9 +229,12 @@ def _side(series: Series, model: KernelModel, options: FitOptions) -> _Side:
         fitted = fit_kernels([series], options, None)[0].model
     if fitted is None:
         raise ValueError(f"kernel {series.kernel!r} has no model to compare")
-    values = series.values[keep]
-    values = values[:, : max(1, int(np.max(np.sum(~np.isnan(values), axis=1))))]
-    return _Side(model, fitted, series.points[keep], values, point_stats(values[None]))
+    width = max(1, int(np.max(np.sum(~np.isnan(series.values[keep]), axis=1))))
+    values = series.values[keep][:, :width]
+    rounds = None if series.rounds is None else series.rounds[keep][:, :width]
+    if rounds is not None and (np.any(np.isnan(rounds) & ~np.isnan(values)) or series.round_count < 2):
+        rounds = None  # resampling rounds needs every value's round, and two rounds at least
+    return _Side(model, fitted, series.points[keep], values, point_stats(values[None]), rounds)
 
 
 def _rise(b: _Side, c: _Side) -> tuple[float | None, float | None]:
@@ -266,12 +270,17 @@ def _bootstrap(side: _Side, specs: list[ModelSpec], target: np.ndarray, options:
                settings: CompareOptions, rng: np.random.Generator) -> tuple[Resampled, Resampled]:
     """Selection among `specs` on the data itself and re-run on resamples of it (parametric when there are no
     repetitions), in one batch: (on the data, on the resamples)."""
-    if side.values.shape[1] > 1:
+    if side.rounds is not None:
+        samples = resample_rounds(side.values, side.rounds, settings.resamples, rng)
+    elif side.values.shape[1] > 1:
         samples = resample(side.values, settings.resamples, rng)
     else:
         fitted = side.fitted.predict(side.points)
         samples = jitter(fitted, residual_spread(side.stats, fitted), settings.resamples, rng)
-    both = reselect(side.points, np.concatenate([side.values[None], samples]), specs, target, options)
+    data = side.values[None]
+    width = max(data.shape[2], samples.shape[2])  # whole rounds drawn twice make a wider resample
+    pad = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2])), constant_values=np.nan) for a in (data, samples)]
+    both = reselect(side.points, np.concatenate(pad), specs, target, options)
     return both.take(slice(0, 1)), both.take(slice(1, None))
 
 

@@ -43,9 +43,12 @@ class Series:
     values: np.ndarray  # shape (n, r): r = most repetitions at any point; NaN where a point has fewer
     unit: str = ""
     source: Location | None = None
+    rounds: np.ndarray | None = None  # shape (n, r) like values: the round each repetition came from, NaN unknown
 
     def __post_init__(self) -> None:
-        for name in ("points", "values"):
+        for name in ("points", "values", "rounds"):
+            if getattr(self, name) is None:
+                continue
             arr = np.array(getattr(self, name), dtype=float)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
@@ -54,6 +57,15 @@ class Series:
             raise ValueError(f"points must have shape (n, {len(self.parameters)}), got {self.points.shape}")
         if self.values.ndim != 2 or self.values.shape[0] != n:
             raise ValueError(f"values must have shape ({n}, r), got {self.values.shape}")
+        if self.rounds is not None and self.rounds.shape != self.values.shape:
+            raise ValueError(f"rounds must have the shape of values {self.values.shape}, got {self.rounds.shape}")
+
+    @property
+    def round_count(self) -> int:
+        """How many distinct rounds the repetitions came from (0 when not recorded)."""
+        if self.rounds is None:
+            return 0
+        return int(np.unique(self.rounds[~np.isnan(self.rounds)]).size)
 
     @property
     def callpath(self) -> tuple[str, ...]:
@@ -113,6 +125,7 @@ class RunBuilder:
         self.path = path
         self.meta: dict[str, str] = {}
         self._cells: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+        self._rounds: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}  # NaN where not given
         self._units: dict[tuple[str, str], str] = {}
 
     def add(
@@ -123,8 +136,10 @@ class RunBuilder:
         values: Iterable[object],
         where: Location,
         unit: str = "",
+        rounds: Sequence[object] | None = None,
     ) -> None:
-        """Append repetitions `values` of (kernel, metric) at `point`; each value is checked here."""
+        """Append repetitions `values` of (kernel, metric) at `point`; each value is checked here. `rounds`, when
+        given, names the round each value came from (whole numbers >= 0, one per value)."""
         if not kernel:
             raise InputError("the kernel name is empty", where=where, fix="give every measurement a kernel name")
         if len(point) != len(self.parameters):
@@ -146,7 +161,9 @@ class RunBuilder:
                 fix="times cannot be negative: correct the value or the timer that produced it",
             )
         key = (kernel, metric)
-        self._cells.setdefault(key, {}).setdefault(tuple(float(x) for x in point), []).extend(checked)
+        where_point = tuple(float(x) for x in point)
+        self._cells.setdefault(key, {}).setdefault(where_point, []).extend(checked)
+        self._rounds.setdefault(key, {}).setdefault(where_point, []).extend(_checked_rounds(rounds, len(checked), where))
         if unit:
             self._units.setdefault(key, unit)
 
@@ -160,11 +177,14 @@ class RunBuilder:
             order = sorted(cells)
             width = max(len(cells[p]) for p in order)
             values = np.full((len(order), width), np.nan)
+            rounds = np.full((len(order), width), np.nan)
             for row, point in enumerate(order):
                 values[row, : len(cells[point])] = cells[point]
+                rounds[row, : len(cells[point])] = self._rounds[(kernel, metric)][point]
             points = np.array(order, dtype=float).reshape(len(order), len(self.parameters))
             series.append(Series(kernel, metric, self.parameters, points, values, self._units.get((kernel, metric), ""),
-                                 Location(self.path, record=f"kernel '{kernel}', metric '{metric}'")))
+                                 Location(self.path, record=f"kernel '{kernel}', metric '{metric}'"),
+                                 rounds if np.any(~np.isnan(rounds)) else None))
         return Run(self.parameters, tuple(series), dict(self.meta))
 
 
@@ -187,12 +207,40 @@ def merge_runs(runs: Sequence[Run]) -> Run:
         builder.meta.update(run.meta)
         for s in run.series:
             sources.setdefault((s.kernel, s.metric), s.source)
-            for point, row in zip(s.points, s.values):
-                builder.add(s.kernel, s.metric, tuple(point), row[~np.isnan(row)].tolist(),
-                            s.source or Location(Path("<merged>")), s.unit)
+            for index, (point, row) in enumerate(zip(s.points, s.values)):
+                kept = ~np.isnan(row)
+                rounds = None if s.rounds is None else [None if np.isnan(r) else int(r) for r in s.rounds[index][kept]]
+                builder.add(s.kernel, s.metric, tuple(point), row[kept].tolist(),
+                            s.source or Location(Path("<merged>")), s.unit, rounds)
     merged = builder.build()
     return Run(parameters, tuple(_with_source(s, sources[(s.kernel, s.metric)]) for s in merged.series), merged.meta)
 
 
 def _with_source(series: Series, source: Location | None) -> Series:
-    return Series(series.kernel, series.metric, series.parameters, series.points, series.values, series.unit, source)
+    return Series(series.kernel, series.metric, series.parameters, series.points, series.values, series.unit, source,
+                  series.rounds)
+
+
+def with_round(run: Run, number: int) -> Run:
+    """`run` with every repetition marked as coming from round `number` (a whole run measured in one go)."""
+    series = tuple(Series(s.kernel, s.metric, s.parameters, s.points, s.values, s.unit, s.source,
+                          np.where(np.isnan(s.values), np.nan, float(number))) for s in run.series)
+    return Run(run.parameters, series, run.meta)
+
+
+def _checked_rounds(rounds: Sequence[object] | None, count: int, where: Location) -> list[float]:
+    """The rounds of `count` values as floats (NaN: not given); a wrong list is an `InputError`."""
+    if rounds is None:
+        return [math.nan] * count
+    fix = "give one round per value, as whole numbers from 0, e.g. \"rounds\": [1, 1, 2]"
+    if len(rounds) != count:
+        raise InputError(f"the measurement has {count} value(s) but {len(rounds)} round(s)", where=where, fix=fix)
+    out = []
+    for item in rounds:
+        if item is None:
+            out.append(math.nan)
+            continue
+        if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item < 2**53:
+            raise InputError(f"a round must be a whole number from 0, got {_show(item)}", where=where, fix=fix)
+        out.append(float(item))
+    return out

@@ -14,19 +14,20 @@ from scalecheck.errors import InputError, Location
 from scalecheck.formats.source import line_of, lines_of_errors, load_json, read_text, type_name
 
 VERSION = 1
-SCALECHECK_KEYS = ("kernel", "metric", "unit", "point", "values", "value")
+SCALECHECK_KEYS = ("kernel", "metric", "unit", "point", "values", "value", "rounds")
 EXTRAP_KEYS = ("callpath", "metric", "params", "value")
 EXTRAP_DEFAULT_CALLPATH = "<root>"  # what Extra-P's JSON Lines reader names a record without "callpath"
 
 
 class Record(NamedTuple):
-    """One measurement object as decoded, not yet checked: (kernel, metric, unit, point, values)."""
+    """One measurement object as decoded, not yet checked: (kernel, metric, unit, point, values, rounds)."""
 
     kernel: object
     metric: object
     unit: object
     point: object
     values: object
+    rounds: object = None  # the round each value came from, parallel to values (optional)
 
 
 def read_scalecheck_json(path: Path) -> Run:
@@ -127,7 +128,7 @@ def record_from_object(obj: object, where: Location) -> Record:
         raise InputError("the measurement has both 'values' and 'value'", where=where,
                          fix="put all repetitions in one list under 'values'")
     values = obj["value"] if "value" in obj else require(obj, "values", where)
-    return Record(kernel, obj.get("metric", ""), obj.get("unit", ""), point, values)
+    return Record(kernel, obj.get("metric", ""), obj.get("unit", ""), point, values, obj.get("rounds"))
 
 
 def require(obj: Mapping[str, object], key: str, where: Location, what: str = "measurement") -> object:
@@ -161,7 +162,13 @@ def add_record(builder: RunBuilder, record: Record, where: Location, *, declared
     unit = _text(record.unit, "unit", where)
     point = point_from_mapping(record.point, builder.parameters, where, declared=declared, can_declare=can_declare)
     values = record.values if isinstance(record.values, list) else [record.values]
-    builder.add(kernel, metric, point, values, where, unit)
+    rounds = record.rounds
+    if rounds is not None and not isinstance(rounds, list) and not isinstance(record.values, list):
+        rounds = [rounds]  # "value": 1.2, "rounds": 3
+    if rounds is not None and not isinstance(rounds, list):
+        raise InputError(f"'rounds' must be a list of whole numbers, got {type_name(rounds)}", where=where,
+                         fix='give one round per value, e.g. "values": [1.2, 1.3], "rounds": [1, 2]')
+    builder.add(kernel, metric, point, values, where, unit, rounds)
 
 
 def point_from_mapping(raw: object, parameters: Sequence[str], where: Location, *,

@@ -52,7 +52,11 @@ def _records(series: Series, parameters: tuple[str, ...]) -> list[dict[str, obje
         if series.unit:
             record["unit"] = series.unit
         record["point"] = {name: _coordinate(float(series.points[row, column[name]])) for name in parameters}
-        record["values"] = [float(value) for value in values[~np.isnan(values)]]  # drop the NaN padding
+        kept = ~np.isnan(values)
+        record["values"] = [float(value) for value in values[kept]]  # drop the NaN padding
+        rounds = None if series.rounds is None else series.rounds[row][kept]
+        if rounds is not None and not np.isnan(rounds).all():
+            record["rounds"] = [None if np.isnan(r) else int(r) for r in rounds]
         records.append(record)
     return records
 

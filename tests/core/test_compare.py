@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from scalecheck.core.bootstrap import capped, neighbourhood, resample
+from scalecheck.core.bootstrap import capped, neighbourhood, resample, resample_rounds
 from scalecheck.core.compare import CompareOptions, Expectation, compare
 from scalecheck.core.gate import verdict
 from scalecheck.data.measurement import Series
@@ -222,3 +222,56 @@ def test_resample_draws_within_each_point(rng: np.random.Generator) -> None:
     assert np.all(np.isnan(drawn[:, 0, 2]))
     assert set(np.unique(drawn[:, 0, :2])) == {1.0, 2.0}
     assert set(np.unique(drawn[:, 1])) == {10.0, 20.0, 30.0}
+
+
+def _rounds_of(levels: list[float], rng: np.random.Generator, function: Callable[[np.ndarray], np.ndarray],
+               reps: int = 5) -> Series:
+    """A series measured in rounds: round k's repetitions all carry the level levels[k] (load during that run)."""
+    values = np.hstack([function(P)[:, None] * level * (1 + 0.02 * rng.standard_normal((P.size, reps)))
+                        for level in levels])
+    rounds = np.hstack([np.full((P.size, reps), k + 1.0) for k in range(len(levels))])
+    return Series("k", "time", ("p",), P[:, None], values, rounds=rounds)
+
+
+def _without_rounds(series: Series) -> Series:
+    return Series(series.kernel, series.metric, series.parameters, series.points, series.values)
+
+
+def test_one_slow_round_is_noise_not_a_regression(rng: np.random.Generator) -> None:
+    """A burst of load slows one of the candidate's two rounds by 35% at every size: resampling repetitions as if
+    independent turns that into a confident 'prediction' failure; resampling whole rounds does not."""
+    linear = (lambda p: 1 + 0.1 * p)
+    base, cand = _rounds_of([1.0, 1.0], rng, linear), _rounds_of([1.0, 1.35], rng, linear)
+    assert verdict(compare([_without_rounds(base)], [_without_rounds(cand)], TARGET)).failed  # the old failure
+    outcome = verdict(compare([base], [cand], TARGET))
+    assert not outcome.failed
+    assert outcome.comparison.kernels[0].bound < 1.0 < outcome.comparison.kernels[0].ratio
+
+
+@pytest.mark.parametrize("levels, fails", [([1.3, 1.32], True), ([1.0, 1.02], False)], ids=["slower", "same"])
+def test_rounds_that_agree_keep_a_slowdown_significant(levels: list[float], fails: bool,
+                                                       rng: np.random.Generator) -> None:
+    linear = (lambda p: 1 + 0.1 * p)
+    outcome = verdict(compare([_rounds_of([1.0, 1.05], rng, linear)], [_rounds_of(levels, rng, linear)], TARGET))
+    assert outcome.failed is fails
+    assert ({f.kind for f in outcome.failures} == {"prediction"}) is fails
+
+
+def test_planted_growth_is_found_with_rounds(rng: np.random.Generator) -> None:
+    before, after, growth = PLANTED["p to p^1.5"]
+    outcome = verdict(compare([_rounds_of([1.0, 1.1], rng, before)], [_rounds_of([1.1, 1.0], rng, after)], TARGET))
+    assert {f.kind for f in outcome.failures} == {"growth", "prediction"}
+
+
+def test_resample_rounds_draws_whole_rounds(rng: np.random.Generator) -> None:
+    """Each round has its own level (1 or 10, times the point's number): within one resample every point holds
+    values of the same drawn rounds; a point no drawn round measured gets its own values."""
+    values = np.array([[1.0, 1.0, 10.0, 10.0], [2.0, 2.0, 20.0, 20.0], [3.0, np.nan, np.nan, np.nan]])
+    rounds = np.array([[1.0, 1.0, 2.0, 2.0], [1.0, 1.0, 2.0, 2.0], [1.0, np.nan, np.nan, np.nan]])
+    drawn = resample_rounds(values, rounds, 300, rng)
+    assert drawn.shape[:2] == (300, 3)
+    levels = [tuple(sorted(set((drawn[k, 0][~np.isnan(drawn[k, 0])]).tolist()))) for k in range(300)]
+    assert set(levels) == {(1.0,), (10.0,), (1.0, 10.0)}
+    for k in range(300):
+        assert sorted(set((drawn[k, 1][~np.isnan(drawn[k, 1])] / 2).tolist())) == list(levels[k])
+        assert set(drawn[k, 2][~np.isnan(drawn[k, 2])].tolist()) == {3.0}

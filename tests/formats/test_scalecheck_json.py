@@ -108,6 +108,12 @@ def test_read_scalecheck_json_checks_the_declared_parameters(make_file, paramete
     ('{"kernel": "k", "point": {"p": 8}, "values": []}', r"the measurement has no values"),
     ('{"kernel": "k", "point": {"p": 8}, "values": [1], "value": 2}', r"the measurement has both 'values' and 'value'"),
     ('{"kernel": "k", "point": {"p": 8}, "values": ["fast"]}', r"the measured value must be a number, got 'fast'"),
+    ('{"kernel": "k", "point": {"p": 8}, "values": [1, 2], "rounds": [1]}',
+     r"the measurement has 2 value\(s\) but 1 round\(s\)"),
+    ('{"kernel": "k", "point": {"p": 8}, "values": [1, 2], "rounds": [1, 1.5]}',
+     r"a round must be a whole number from 0, got 1.5"),
+    ('{"kernel": "k", "point": {"p": 8}, "values": [1], "rounds": "first"}',
+     r"'rounds' must be a list of whole numbers, got a string"),
 ])
 def test_read_scalecheck_json_checks_each_record(make_file, record: str, message: str) -> None:
     path = make_file("r.json", f"""\
@@ -135,3 +141,16 @@ def test_read_scalecheck_json_ignores_optional_sections_it_does_not_read(make_fi
          "measurements": [{"kernel": "solve", "point": {"p": 2}, "values": [1.0]}]}
         """)
     assert [s.kernel for s in read_scalecheck_json(path).series] == ["solve"]
+
+
+def test_read_scalecheck_json_keeps_the_round_of_each_value(make_file) -> None:
+    path = make_file("rounds.json", """\
+        {"scalecheck": 1, "parameters": ["p"], "measurements": [
+          {"kernel": "k", "point": {"p": 2}, "values": [1.0, 1.1, 1.2], "rounds": [1, 1, 2]},
+          {"kernel": "k", "point": {"p": 4}, "value": 2.0, "rounds": 2},
+          {"kernel": "k", "point": {"p": 4}, "values": [2.1]}
+        ]}
+        """)
+    (series,) = read_scalecheck_json(path).series
+    np.testing.assert_array_equal(series.rounds, [[1, 1, 2], [2, np.nan, np.nan]])
+    assert series.round_count == 2

@@ -122,3 +122,22 @@ def test_dumps_run_round_trips_real_inputs(name: str, tmp_path: Path) -> None:
     back = _round_trip(run, tmp_path)
     _assert_same_series(back, run)
     assert back.meta == run.meta
+
+
+def test_dumps_run_writes_rounds_and_reads_them_back(tmp_path: Path) -> None:
+    from scalecheck.data.measurement import merge_runs, with_round
+
+    run = Run(("p",), (Series("k", "time", ("p",), [[1], [2]], [[1.0, 1.1], [2.0, np.nan]]),))
+    merged = merge_runs([with_round(run, 1), with_round(run, 2)])
+    np.testing.assert_array_equal(merged.series[0].rounds, [[1, 1, 2, 2], [1, 2, np.nan, np.nan]])
+    path = tmp_path / "r.json"
+    path.write_text(dumps_run(merged), encoding="utf-8")
+    assert '"values": [1.0, 1.1, 1.0, 1.1], "rounds": [1, 1, 2, 2]' in path.read_text(encoding="utf-8")
+    back = read_scalecheck_json(path).series[0]
+    np.testing.assert_array_equal(back.rounds, merged.series[0].rounds)
+    np.testing.assert_array_equal(back.values, merged.series[0].values)
+
+
+def test_dumps_run_without_rounds_writes_none(tmp_path: Path) -> None:
+    run = Run(("p",), (Series("k", "time", ("p",), [[1]], [[1.0, 1.1]]),))
+    assert "rounds" not in dumps_run(run)
