@@ -154,3 +154,29 @@ def test_a_finding_kind_the_gate_reports_has_a_severity_style() -> None:
     css = (templates_dir() / "report.css").read_text()
     for severity in (*SEVERITIES, "none"):
         assert f".sev-{severity}" in css
+
+
+def test_every_report_names_the_machines_the_notices_and_held_findings(hostile_pair: Pair) -> None:
+    """The same verdict as if measured on two machines: HTML, Markdown and text say where each side ran, which
+    findings were held back and why, and recommend the same-job mode; a hostile machine name stays inert."""
+    r = hostile_pair.result
+    held = "held back: the machines differ: cpu 'A' vs 'B'"
+    findings = tuple(replace(f, severity="warning", held=held) if f.kind == "prediction" else f
+                     for f in r.verdict.findings)
+    verdict = replace(r.verdict, findings=findings)
+    notice = "findings held back: the machines differ. Measure both commits in one job (scalecheck check --same-job)"
+    context = replace(r.context, baseline_machine="<b>A</b>", candidate_machine="B", held_reason="the machines differ",
+                      notices=(notice,))
+    page = render_check_html(verdict, context, baseline=r.baseline, candidate=r.candidate, options=r.options,
+                             max_plots=0)
+    assert f'<p class="notice">{escape(notice)}</p>' in page
+    assert "<dt>machines</dt><dd>baseline &lt;b&gt;A&lt;/b&gt;; candidate B</dd>" in page
+    assert f"<em>{escape(held)}</em>" in page
+    markdown = render_check_markdown(verdict, context)
+    assert "scalecheck check \\-\\-same\\-job" in markdown or "scalecheck check --same-job" in markdown
+    assert "<b>A</b>" not in markdown and "&lt;b&gt;A&lt;/b&gt;" in markdown
+    text = render_check_text(verdict, context)
+    assert text.splitlines()[1] == f"notice: {notice}"
+    assert "machines:  baseline <b>A</b>; candidate B" in text and f"    {held}" in text
+    same = replace(context, same_job="both sides measured in this job, 2 rounds alternating baseline and candidate")
+    assert "measured:  both sides measured in this job, 2 rounds" in render_check_text(verdict, same)
