@@ -173,8 +173,9 @@ def test_every_report_names_the_machines_the_notices_and_held_findings(hostile_p
     assert "<dt>machines</dt><dd>baseline &lt;b&gt;A&lt;/b&gt;; candidate B</dd>" in page
     assert f"<em>{escape(held)}</em>" in page
     markdown = render_check_markdown(verdict, context)
-    assert "scalecheck check \\-\\-same\\-job" in markdown or "scalecheck check --same-job" in markdown
-    assert "<b>A</b>" not in markdown and "&lt;b&gt;A&lt;/b&gt;" in markdown
+    assert "\n> :information_source: findings held back\\: the machines differ\\. Measure both commits in one job " \
+           "\\(scalecheck check \\-\\-same\\-job\\)\n" in markdown
+    assert " · **machines** baseline &lt;b&gt;A&lt;/b&gt;; candidate B\n\n|" in markdown and "<b>A</b>" not in markdown
     text = render_check_text(verdict, context)
     assert text.splitlines()[1] == f"notice: {notice}"
     assert "machines:  baseline <b>A</b>; candidate B" in text and f"    {held}" in text
