@@ -15,14 +15,19 @@ thousand unchanged kernels do not produce a handful of false alarms by chance.
 - expectation: the candidate against the configured growth (also for new kernels): no hypothesis growing at most
   as allowed (including the chosen model capped at the bound) fits its data as well (`_restricted_test`).
 - measured: a slowdown at the measured points themselves (one-sided Mann-Whitney rank test per common point,
-  combined with Stouffer's method), when the median slowdown exceeds the threshold.
+  combined with Stouffer's method), when the median slowdown exceeds the threshold. For series measured in rounds
+  (two or more a side), the rank test compares the rounds' levels instead: a round is the unit that noise hits.
 - overhead: at the points where the baseline has at least 10 repetitions of a time metric, more of the
   candidate's repetitions lie above the baseline's t_max (its noise model's quantile q, `core.tmax`) than chance
   allows: the exceedances, summed over the points, against a beta-binomial null whose mean and spread come from
   permutations of the pooled repetitions (`core.exceedance`; the plain Binomial(n, 1 - q) tail, which ignores
-  that t_max is estimated, is reported beside it). A warning by default.
+  that t_max is estimated, is reported beside it). A warning by default; not for series measured in rounds,
+  whose repetitions are not exchangeable.
 - segmentation: the candidate's trend changes at a scale where the baseline's did not.
 - improvement: growth or prediction down with the same confidence; reported, never failing.
+
+When a side's repetitions carry their rounds (two rounds or more), its bootstrap draws whole rounds
+(`bootstrap.resample_rounds`), so that the bounds carry the disagreement between rounds.
 
 Each kernel draws its resamples from its own generator, seeded by the comparison's seed and the kernel's name, so
 a verdict is reproducible and does not depend on which other kernels were measured.
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import warnings
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -126,8 +132,11 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
     base_models = {(m.kernel, m.metric): m for m in fit_kernels(list(baseline), options, segmentation)}
     cand_models = {(m.kernel, m.metric): m for m in fit_kernels(list(candidate), options, segmentation)}
     common = [(key, base[key], cand[key]) for key in cand if key in base]
-    measured = _measured_tests(common, settings)
-    overhead = _exceedance_tests(common, settings)
+    # measured in rounds (two or more a side): a round, not a repetition, is the unit that noise hits
+    in_rounds = [(key, b, c) for key, b, c in common if b.round_count >= 2 and c.round_count >= 2]
+    unrounded = [(key, b, c) for key, b, c in common if not (b.round_count >= 2 and c.round_count >= 2)]
+    measured = {**_measured_tests(unrounded, settings), **_measured_round_tests(in_rounds, settings)}
+    overhead = _exceedance_tests(unrounded, settings)  # its null model needs exchangeable repetitions
     kernels, tests, plain = [], [], []
     for key in list(cand) + [k for k in base if k not in cand]:
         rng = np.random.default_rng([settings.seed, zlib.crc32("\0".join(key).encode())])
@@ -492,6 +501,56 @@ def _measured_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: Compa
                           evidence={"points": int(counts[index])})
         out[key] = _Test(key, "measured", p_value, finding, effect > 1 + settings.threshold)
     return out
+
+
+def _measured_round_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: CompareOptions
+                           ) -> dict[Key, _Test]:
+    """A slowdown at the measured points, for series measured in rounds: each round's level (the mean over the
+    points both sides measured of the log of its median there, relative to both sides' median), candidate rounds
+    against baseline rounds in a one-sided Mann-Whitney U test. Its p-value cannot be small with few rounds (at
+    least 1/6 with two a side): a difference between two runs is not told apart from the runs' own disagreement."""
+    from scipy import stats
+
+    out = {}
+    for key, base, cand in pairs:
+        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+        shared = [(rows[tuple(p)], j) for j, p in enumerate(cand.points.tolist()) if tuple(p) in rows]
+        if not shared:
+            continue
+        levels_b, levels_c = _round_levels(base, cand, shared)
+        if levels_b.size < 2 or levels_c.size < 2:
+            continue
+        p_value = float(stats.mannwhitneyu(levels_c, levels_b, alternative="greater").pvalue)
+        effect = float(np.exp(np.mean(levels_c) - np.mean(levels_b)))
+        finding = Finding(*key, "measured", f"{effect:.3g}x the baseline at the {len(shared)} measured point(s) both "
+                          f"commits share ({levels_c.size} candidate rounds against {levels_b.size} baseline rounds)",
+                          ratio=effect, evidence={"points": len(shared), "rounds": f"{levels_b.size} + {levels_c.size}"})
+        out[key] = _Test(key, "measured", p_value, finding, effect > 1 + settings.threshold)
+    return out
+
+
+def _round_levels(base: Series, cand: Series, shared: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The log level of each round of each side over the `shared` (base row, candidate row) points: the mean, over
+    the points the round measured, of log(its median there / both sides' median there)."""
+    sides = []
+    for series, column in ((base, 0), (cand, 1)):
+        rows = [pair[column] for pair in shared]
+        sides.append((series.values[rows], series.rounds[rows] if series.rounds is not None else None))
+    pooled = np.nanmedian(np.hstack([sides[0][0], sides[1][0]]), axis=1)  # (k,) both sides' median per point
+    levels = []
+    for values, rounds in sides:
+        assert rounds is not None
+        per_round = []
+        for number in np.unique(rounds[~np.isnan(rounds) & ~np.isnan(values)]):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a point this round did not measure
+                medians = np.nanmedian(np.where(rounds == number, values, np.nan), axis=1)
+                logs = np.log(medians / pooled)
+            logs = logs[np.isfinite(logs)]
+            if logs.size:
+                per_round.append(float(np.mean(logs)))
+        levels.append(np.array(per_round))
+    return levels[0], levels[1]
 
 
 def _exceedance_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: CompareOptions) -> dict[Key, _Test]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from scalecheck.core.bootstrap import capped, neighbourhood, resample, resample_rounds
-from scalecheck.core.compare import CompareOptions, Expectation, compare
+from scalecheck.core.compare import CompareOptions, Expectation, _measured_round_tests, compare
 from scalecheck.core.gate import verdict
 from scalecheck.data.measurement import Series
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Factor, ModelSpec, Term
@@ -275,3 +275,19 @@ def test_resample_rounds_draws_whole_rounds(rng: np.random.Generator) -> None:
     for k in range(300):
         assert sorted(set((drawn[k, 1][~np.isnan(drawn[k, 1])] / 2).tolist())) == list(levels[k])
         assert set(drawn[k, 2][~np.isnan(drawn[k, 2])].tolist()) == {3.0}
+
+
+@pytest.mark.parametrize("rounds, significant", [(2, False), (4, True)], ids=["two_rounds", "four_rounds"])
+def test_a_measured_slowdown_in_rounds_needs_rounds_that_agree(rounds: int, significant: bool,
+                                                                 rng: np.random.Generator) -> None:
+    """Candidate rounds all 1.3x slower: with two rounds a side the rank test of round levels cannot tell that from
+    two runs' own disagreement (p >= 1/6); with four a side it can (p = 1/70). No overhead test runs on rounds
+    (its null model needs exchangeable repetitions)."""
+    linear = (lambda p: 1 + 0.1 * p)
+    base = _rounds_of([1.0 + 0.02 * k for k in range(rounds)], rng, linear, reps=10)
+    cand = _rounds_of([1.3 + 0.02 * k for k in range(rounds)], rng, linear, reps=10)
+    (test,) = _measured_round_tests([(("k", "time"), base, cand)], CompareOptions()).values()
+    assert (test.p_value <= 0.05) is significant and test.condition
+    assert test.finding.ratio == pytest.approx(1.3, rel=0.03)
+    assert f"{rounds} candidate rounds against {rounds} baseline rounds" in test.finding.message
+    assert all(f.kind != "overhead" for f in compare([base], [cand], TARGET).findings)
