@@ -454,13 +454,30 @@ def _prediction(b: _Side, c: _Side, specs: list[ModelSpec], one_b: Resampled, on
     if logs.size < max(2, resampled_b.size // 2):
         return at_c / at_b, None, None, 1.0, basis
     estimate, spread = math.log(at_c / at_b), float(np.std(logs, ddof=1))
-    z = float(stats.norm.ppf(settings.confidence))
+    factor, dof = _few_rounds(b, c)
+    spread *= factor
+    law = stats.norm if dof is None else stats.t(dof)
+    z = float(law.ppf(settings.confidence))
     margin = math.log1p(settings.threshold)
     if spread > 0:
-        p_value = float(stats.norm.sf((estimate - margin) / spread))
+        p_value = float(law.sf((estimate - margin) / spread))
     else:
         p_value = 0.0 if estimate > margin else 1.0
     return (math.exp(estimate), math.exp(estimate - z * spread), math.exp(estimate + z * spread), p_value, basis)
+
+
+def _few_rounds(b: _Side, c: _Side) -> tuple[float, int | None]:
+    """(spread factor, degrees of freedom) of a bound from a bootstrap of whole rounds.
+
+    With few rounds a round bootstrap underestimates the spread (by (R - 1) / R in variance, and it sees only a
+    few distinct combinations), and the normal quantile is too optimistic: the spread is scaled by
+    sqrt(R / (R - 1)) of the side with fewer rounds and the quantile taken from Student's t with the rounds'
+    degrees of freedom, sum(R - 1), as for a mean of R values. (1, None) without rounds.
+    """
+    counts = [int(np.unique(s.rounds[~np.isnan(s.rounds)]).size) for s in (b, c) if s.rounds is not None]
+    if not counts:
+        return 1.0, None
+    return math.sqrt(max(k / (k - 1) for k in counts)), sum(k - 1 for k in counts)
 
 
 def _measured_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: CompareOptions) -> dict[Key, _Test]:
