@@ -301,3 +301,22 @@ def test_few_rounds_that_disagree_widen_the_prediction_bound(rng: np.random.Gene
                               TARGET))
     kernel = outcome.comparison.kernels[0]
     assert not outcome.failed and kernel.ratio > 1.1 and kernel.bound < 1.0
+
+
+def test_only_tests_that_ran_enter_the_false_discovery_adjustment(rng: np.random.Generator,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unchanged kernels whose growth did not rise, and kernels within their expectation, add no p = 1 placeholder
+    that would inflate every other kernel's q-value."""
+    import scalecheck.core.compare as module
+
+    seen: list[list[object]] = []
+    real_adjust = module._adjust
+    monkeypatch.setattr(module, "_adjust", lambda tests, settings: seen.append(tests) or real_adjust(tests, settings))
+    linear = (lambda p: 1 + 0.1 * p)
+    base = [series(linear, rng, f"k{i}") for i in range(5)]
+    cand = [series(linear, rng, f"k{i}") for i in range(5)]
+    compare(base, cand, TARGET, settings=FAST, expectations=[Expectation("k*", {"p": (Fraction(2), 0)}, "p^2")])
+    (tests,) = seen
+    growth = [t for t in tests if t.kind == "growth"]
+    assert all(t.finding.baseline_growth != t.finding.candidate_growth for t in growth)  # a rise was tested
+    assert len(growth) < 5 and not any(t.kind == "expectation" for t in tests)
