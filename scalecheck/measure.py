@@ -12,7 +12,9 @@ Behaviour (the decisions `scalecheck measure --help` states too):
   environment, in the file): a whole number without a decimal point (`1e3` becomes `1000`), any other number as
   Python's shortest repr (`0.5`).
 - Points are the cross product, the first `--param` varying slowest. Repetitions go in rounds: round 1 runs every
-  point once, then round 2, ..., so slow drift of the machine affects all points alike.
+  point once, then round 2, ..., so slow drift of the machine affects all points alike. Each value is stored with
+  its round (`"rounds"` in the file; a session adding to a file numbers its rounds after the file's), so that the
+  check can treat a round as the unit that noise hits.
 - `{NAME}` in any argument is replaced by the value; `{{` and `}}` are literal braces, as in `str.format`; any other
   field (`{q}`, `{}`, `{p:03d}`) is a usage error. With `--shell` the arguments are joined with single spaces into
   one string, substituted, and run by the shell; without it the argument list runs directly, never through a shell.
@@ -62,6 +64,8 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+import numpy as np
 
 from scalecheck.data.measurement import Run, RunBuilder, merge_runs
 from scalecheck.errors import ConfigError, InputError, Location
@@ -371,6 +375,7 @@ def measure(
     units[(plan.kernel, WALL_METRIC)] = WALL_UNIT
     started = time.perf_counter()
     runs, failures = 0, list[Failure]()
+    first_round = _rounds_held(plan.existing) + 1  # a session adding to a file continues its rounds
 
     def summary(**flags: bool) -> Summary:
         return Summary(runs, len(plan.points) * plan.repeat, len(plan.points), plan.repeat, plan.out,
@@ -391,15 +396,23 @@ def measure(
             coords = dict(step.point)
             point = tuple(coords[name] for name in plan.file_parameters)
             where = Location(plan.out, record=f"run {step.number}")
-            builder.add(plan.kernel, WALL_METRIC, point, [seconds], where, WALL_UNIT)
+            round_number = first_round + step.repetition - 1
+            builder.add(plan.kernel, WALL_METRIC, point, [seconds], where, WALL_UNIT, [round_number])
             for line in reported:
-                builder.add(line.kernel, line.metric, point, line.values, where, line.unit)
+                builder.add(line.kernel, line.metric, point, line.values, where, line.unit,
+                            [round_number] * len(line.values))
             run = builder.build() if plan.existing is None else merge_runs([plan.existing, builder.build()])
             write_atomic(plan.out, dumps_run(run, plan.meta))
             runs += 1
     except KeyboardInterrupt:
         return summary(interrupted=True)
     return summary()
+
+
+def _rounds_held(run: Run | None) -> int:
+    """The highest round number in `run` (0 for none, or when no round is recorded)."""
+    rounds = [s.rounds for s in (run.series if run else ()) if s.rounds is not None and not np.isnan(s.rounds).all()]
+    return int(max(np.nanmax(r) for r in rounds)) if rounds else 0
 
 
 def _run(plan: Plan, step: Step,

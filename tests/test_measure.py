@@ -134,6 +134,20 @@ def test_appending_keeps_earlier_measurements(tmp_path: Path, capsys: pytest.Cap
     assert json.loads(out.read_text())["meta"]["commit"] == "c1"
 
 
+def test_each_value_keeps_its_round_and_an_added_session_continues_the_rounds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bench, out = script(tmp_path, BENCH), tmp_path / "m.json"
+    argv = ["measure", "--param", "p=1,2", "--out", str(out)]
+    assert main([*argv, "--repeat", "2", "--", *FAST, bench, "{p}"]) == OK
+    assert main([*argv, "--repeat", "1", "--", *FAST, bench, "{p}"]) == OK
+    capsys.readouterr()
+    records = json.loads(out.read_text())["measurements"]
+    assert {(r["kernel"], r["point"]["p"]): r["rounds"] for r in records if r["kernel"] != "solve"} == {
+        (records[0]["kernel"], 1): [1, 2, 3], (records[0]["kernel"], 2): [1, 2, 3]}
+    bytes_rounds = [r["rounds"] for r in records if r["kernel"] == "solve" and r["metric"] == "bytes"]
+    assert bytes_rounds and all(sorted(set(rounds)) == [1, 2, 3] for rounds in bytes_rounds)
+
+
 def test_machine_name_from_the_environment_is_kept_when_appending(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "m.json"
