@@ -46,7 +46,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -247,27 +246,23 @@ def print_miss(run: Run, args: argparse.Namespace) -> None:
 
 # -- the Action's path: action.yml's `check` and `gate` steps run locally, as tests/test_action.py runs them ------
 
-ACTION = Path(__file__).resolve().parents[1] / "action.yml"
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = ROOT / "action.yml"
+sys.path.insert(0, str(ROOT))  # tests.test_action: the Action tests' YAML loader and expression evaluator
 ACTION_COMMAND = ('python -m pytest -q -p no:cacheprovider tests/perf --scalecheck-budget {budget} '
                   '--scalecheck-save "$SCALECHECK_OUTPUT"')
-_EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
-
-
 def load_action() -> tuple[dict | None, str]:
-    """action.yml when it has the `command` input and the steps this script runs; else None and why not."""
+    """action.yml when it has the `command` input and the steps this script runs; else None and why not. The YAML
+    reading and the expression evaluator are the Action tests' own (tests/test_action.py)."""
     try:
-        import yaml
+        import yaml  # noqa: F401 - tests/test_action.py needs it
     except ImportError:
         return None, "skipped: PyYAML is not installed (pip install pyyaml)"
+    from tests.test_action import load
 
-    class Loader(yaml.SafeLoader):  # only true/false are booleans, as GitHub reads YAML
-        pass
-
-    Loader.yaml_implicit_resolvers = {k: [(t, r) for t, r in v if t != "tag:yaml.org,2002:bool"]
-                                      for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
     try:
-        action = yaml.load(ACTION.read_text(encoding="utf-8"), Loader=Loader)
-    except (OSError, yaml.YAMLError) as error:
+        action = load(ACTION)
+    except OSError as error:
         return None, f"skipped: cannot read {ACTION}: {error}"
     if "command" not in (action.get("inputs") or {}):
         return None, "skipped: action.yml has no input named `command` (same-job mode) yet"
@@ -275,39 +270,6 @@ def load_action() -> tuple[dict | None, str]:
     if not {"check", "gate"} <= ids:
         return None, f"skipped: action.yml has no steps with the ids check and gate (ids: {sorted(map(str, ids))})"
     return action, ""
-
-
-def evaluate(value: str, contexts: dict) -> str:
-    """`value` with each `${{ a.b.c }}` property path replaced (the only expression form action.yml uses)."""
-
-    def one(match: re.Match) -> str:
-        node: object = contexts
-        for key in match[1].split("."):
-            node = node.get(key) if isinstance(node, dict) else None
-        if node is None:
-            return ""
-        return ("true" if node else "false") if isinstance(node, bool) else str(node)
-
-    return _EXPR.sub(one, value)
-
-
-def parse_output_file(text: str) -> dict[str, str]:
-    """GitHub's GITHUB_OUTPUT syntax: `name=value` lines and `name<<DELIMITER` blocks."""
-    outputs: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            block = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                block.append(inner)
-            outputs[name] = "\n".join(block)
-        elif "=" in line:
-            name, value = line.split("=", 1)
-            outputs[name] = value
-    return outputs
 
 
 def action_run(action: dict, repo: Path, base: str, scenario: str, args: argparse.Namespace, tmp: Path) -> str:
@@ -336,6 +298,8 @@ def action_run(action: dict, repo: Path, base: str, scenario: str, args: argpars
                GITHUB_API_URL="http://127.0.0.1:9", GITHUB_SERVER_URL="https://github.com", RUNNER_TEMP=str(temp),
                GITHUB_BASE_REF="main", GITHUB_HEAD_REF=scenario, GITHUB_REF="refs/pull/7/merge",
                GITHUB_SHA=git(repo, "rev-parse", "HEAD"))
+    from tests.test_action import evaluate, parse_output_file
+
     steps = {step.get("id"): step for step in action["runs"]["steps"]}
     results = {}
     start = time.perf_counter()
