@@ -24,7 +24,10 @@ kernel whose fitted growth did not rise, or that stays within its expectation, a
   permutations of the pooled repetitions (`core.exceedance`; the plain Binomial(n, 1 - q) tail, which ignores
   that t_max is estimated, is reported beside it). A warning by default; not for series measured in rounds,
   whose repetitions are not exchangeable.
-- segmentation: the candidate's trend changes at a scale where the baseline's did not.
+- segmentation: the candidate's trend changes at a scale where the baseline's did not. When its last segment is too
+  short to model (a jump at the top sizes), those measured points are compared with the baseline's directly
+  (one-sided Welch t-tests of the logs per point, combined with Stouffer's method, or round against round), as a
+  prediction: no model can say what the new trend does beyond them.
 - improvement: growth or prediction down with the same confidence; reported, never failing.
 
 When a side's repetitions carry their rounds (two rounds or more), its bootstrap draws whole rounds
@@ -222,7 +225,71 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
         now = ", ".join(cp.text() for cp in cand_model.change_points)
         was = ", ".join(cp.text() for cp in base_model.change_points) or "none"
         plain.append(replace(template, kind="segmentation", message=f"the trend now changes at {now} (baseline: {was})"))
+        tests += _top_segment_test(key, base, cand, cand_model, template, settings)
     return kc, tests, plain
+
+
+def _top_segment_test(key: Key, base: Series, cand: Series, cand_model: KernelModel, template: Finding,
+                      settings: CompareOptions) -> list[_Test]:
+    """A new last segment too short to model (a jump at the top sizes): its measured points against the
+    baseline's at the same points, as a prediction, since no model can say what the new trend does beyond them.
+
+    The test is the measured-point test (`_measured_tests`, or round against round) on those points only.
+    """
+    last = cand_model.segments[-1]
+    if last.status == "ok":
+        return []  # a modeled last segment: the prediction above already extrapolates it
+    top = (cand.points[:, 0] >= last.start) & (cand.points[:, 0] <= last.end)
+    rows = (base.points[:, 0] >= last.start) & (base.points[:, 0] <= last.end)
+    if not (top.any() and rows.any()):
+        return []
+    b_top, c_top = _restricted(base, rows), _restricted(cand, top)
+    if b_top.round_count >= 2 and c_top.round_count >= 2:
+        found = _measured_round_tests([(key, b_top, c_top)], settings).get(key)
+    else:
+        found = _level_test(key, b_top, c_top, settings)
+    if found is None or found.finding.ratio is None:
+        return []
+    where = ", ".join(f"{p:g}" for p in c_top.points[:, 0])
+    name = cand.parameters[0]
+    finding = replace(template, kind="prediction", ratio=found.finding.ratio, bound=None,
+                      message=f"{found.finding.ratio:.3g}x the baseline at {name} = {where}, after the change at "
+                              f"{last.change_point.text() if last.change_point else 'the last segment'}: too few "
+                              "points there to model the new trend, so the measured points are compared",
+                      evidence={**template.evidence, "basis": "the measured points of the last segment"})
+    return [_Test(key, "prediction", found.p_value, finding, found.condition)]
+
+
+def _level_test(key: Key, base: Series, cand: Series, settings: CompareOptions) -> _Test | None:
+    """A one-sided Welch t-test of the log values at each point both measured (a few points, each with
+    repetitions), combined with Stouffer's method; the effect is the geometric mean ratio of the medians. Unlike
+    the rank test, its p-value is not bounded below by the number of repetitions (5 against 5: 1/252)."""
+    from scipy import stats
+
+    rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+    z_scores, ratios = [], []
+    for j, p in enumerate(cand.points.tolist()):
+        i = rows.get(tuple(p))
+        if i is None:
+            continue
+        b, c = base.values[i][~np.isnan(base.values[i])], cand.values[j][~np.isnan(cand.values[j])]
+        if b.size < 2 or c.size < 2 or np.any(b <= 0) or np.any(c <= 0):
+            continue
+        test = stats.ttest_ind(np.log(c), np.log(b), equal_var=False, alternative="greater")
+        if np.isfinite(test.pvalue):
+            z_scores.append(float(stats.norm.isf(np.clip(test.pvalue, 1e-300, 1.0))))
+            ratios.append(float(np.median(c) / np.median(b)))
+    if not z_scores:
+        return None
+    p_value = float(stats.norm.sf(sum(z_scores) / math.sqrt(len(z_scores))))
+    effect = float(np.exp(np.mean(np.log(ratios))))
+    return _Test(key, "measured", p_value, Finding(*key, "measured", "", ratio=effect), effect > 1 + settings.threshold)
+
+
+def _restricted(series: Series, rows: np.ndarray) -> Series:
+    """`series` at the points `rows` selects."""
+    return Series(series.kernel, series.metric, series.parameters, series.points[rows], series.values[rows],
+                  series.unit, series.source, None if series.rounds is None else series.rounds[rows])
 
 
 def _side(series: Series, model: KernelModel, options: FitOptions) -> _Side:

@@ -320,3 +320,18 @@ def test_only_tests_that_ran_enter_the_false_discovery_adjustment(rng: np.random
     growth = [t for t in tests if t.kind == "growth"]
     assert all(t.finding.baseline_growth != t.finding.candidate_growth for t in growth)  # a rise was tested
     assert len(growth) < 5 and not any(t.kind == "expectation" for t in tests)
+
+
+def test_a_jump_at_the_top_sizes_too_short_to_model_fails_the_build() -> None:
+    """A flat kernel twice as slow from p = 128 on: its last segment has one or two points, too few for a model, so
+    those measured points are compared with the baseline's directly, and fail as a prediction."""
+    rng = np.random.default_rng(0)
+    flat = series(lambda p: 3 + 0 * p, rng)
+    jump = series(lambda p: np.where(p >= 128, 6.0, 3.0), rng)
+    others = [[series(lambda p: 1 + 0.1 * p, rng, f"o{i}") for i in range(20)] for _ in range(2)]
+    outcome = verdict(compare([flat, *others[0]], [jump, *others[1]], TARGET))
+    failures = [f for f in outcome.failures if f.kernel == "k"]
+    assert [f.kind for f in failures] == ["prediction"]
+    assert failures[0].message.startswith("1.97x the baseline at p = 256, after the change at between p=128 and ")
+    assert failures[0].evidence["basis"] == "the measured points of the last segment"
+    assert not [f for f in outcome.failures if f.kernel != "k"]
