@@ -60,7 +60,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -437,22 +436,23 @@ def _run(plan: Plan, step: Step,
 
 def _spawn(plan: Plan, step: Step, env: dict[str, str], metrics: Path, stderr: IO[bytes]) -> tuple[float, str | None]:
     """Start the child, wait for it, and time it: (seconds, None) or (seconds, why it failed)."""
-    child: subprocess.Popen[bytes] | None = None
+    child: _Child | subprocess.Popen[bytes] | None = None
     timer: threading.Timer | None = None
     timed_out = threading.Event()
-    fd = os.open(metrics, os.O_WRONLY | os.O_APPEND)
-    # the child's stderr by a descriptor above METRICS_FD: were it METRICS_FD itself, _as_descriptor would cover it
+    # both descriptors above METRICS_FD, so that the child's descriptor METRICS_FD is always a fresh duplicate
+    fd = _above(os.open(metrics, os.O_WRONLY | os.O_APPEND), METRICS_FD, close=True)
     err_fd = _above(stderr.fileno(), METRICS_FD)
     try:
-        with _as_descriptor(fd, METRICS_FD) if _POSIX else nullcontext():
-            start = time.perf_counter()
-            try:
+        start = time.perf_counter()
+        try:
+            if _POSIX:
+                child = _Child.start(step.command, plan.shell, env, plan.show_output, err_fd, fd)
+            else:
                 child = subprocess.Popen(step.command, shell=plan.shell, env=env, stdin=subprocess.DEVNULL,
-                                         stdout=None if plan.show_output else subprocess.DEVNULL, stderr=err_fd,
-                                         pass_fds=(METRICS_FD,) if _POSIX else ())
-            except OSError as err:
-                raise ConfigError(f"cannot run {step.shown}: {err.strerror or err}",
-                                  fix="check that the program exists and is executable") from None
+                                         stdout=None if plan.show_output else subprocess.DEVNULL, stderr=err_fd)
+        except OSError as err:
+            raise ConfigError(f"cannot run {step.shown}: {err.strerror or err}",
+                              fix="check that the program exists and is executable") from None
         os.close(fd)
         os.close(err_fd)
         fd = err_fd = -1
@@ -486,42 +486,88 @@ def _spawn(plan: Plan, step: Step, env: dict[str, str], metrics: Path, stderr: I
     return seconds, f"exit status {returncode}"
 
 
-def _kill(child: subprocess.Popen[bytes], timed_out: threading.Event) -> None:
+class _Child:
+    """A child started by posix_spawn, which places the metrics file at descriptor METRICS_FD in the child only.
+
+    (Popen keeps descriptor numbers only for descriptors the parent already has at those numbers; giving the
+    parent's descriptor 3 away for a moment breaks any thread that uses it, such as pytest-xdist's channel.)
+    The subset of Popen's interface that `_spawn`, `_kill` and `_stop` use; a pid is signalled only until it is
+    reaped.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def start(cls, command: str | tuple[str, ...], shell: bool, env: dict[str, str], show_output: bool,
+              err_fd: int, metrics_fd: int) -> _Child:
+        argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+        actions: list[tuple[object, ...]] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+        if not show_output:
+            actions.append((os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0))
+        actions += [(os.POSIX_SPAWN_DUP2, err_fd, 2), (os.POSIX_SPAWN_DUP2, metrics_fd, METRICS_FD)]
+        executable = shutil.which(argv[0], path=env.get("PATH", os.defpath)) if os.sep not in argv[0] else argv[0]
+        if executable is None:
+            raise FileNotFoundError(2, "No such file or directory", argv[0])
+        return cls(os.posix_spawn(executable, argv, env, file_actions=actions))
+
+    def poll(self) -> int | None:
+        with self._lock:
+            if self.returncode is None:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+            return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if timeout is None:
+            if self.returncode is None:
+                _, status = os.waitpid(self.pid, 0)
+                with self._lock:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+            return self.returncode
+        end = time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            if time.monotonic() >= end:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(0.01)
+        return code
+
+    def send_signal(self, number: int) -> None:
+        with self._lock:
+            if self.returncode is None:
+                try:
+                    os.kill(self.pid, number)
+                except ProcessLookupError:
+                    pass
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def _kill(child: _Child | subprocess.Popen[bytes], timed_out: threading.Event) -> None:
     """Kill `child` at its timeout; the event tells the waiting thread why it ended."""
     timed_out.set()
     child.kill()
 
 
-def _above(fd: int, floor: int) -> int:
-    """A duplicate of `fd` numbered above `floor` (on POSIX; elsewhere any duplicate), not inheritable."""
+def _above(fd: int, floor: int, close: bool = False) -> int:
+    """A duplicate of `fd` numbered above `floor` (on POSIX; elsewhere any duplicate), not inheritable; `close`
+    closes `fd` itself."""
     if not _POSIX:
-        return os.dup(fd)
-    import fcntl
+        duplicate = os.dup(fd)
+    else:
+        import fcntl
 
-    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, floor + 1)
-
-
-@contextmanager
-def _as_descriptor(fd: int, target: int) -> Iterator[None]:
-    """Make `fd` also descriptor `target` in this process while the block runs (Popen's pass_fds keeps descriptor
-    numbers), and restore what `target` was afterwards. The parent holds `target` only while the child is started."""
-    try:
-        saved: int | None = os.dup(target)
-        inheritable = os.get_inheritable(target)
-    except OSError:  # `target` is not open here
-        saved, inheritable = None, False
-    os.dup2(fd, target, inheritable=False)
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.close(target)
-        else:
-            os.dup2(saved, target, inheritable=inheritable)
-            os.close(saved)
+        duplicate = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, floor + 1)
+    if close:
+        os.close(fd)
+    return duplicate
 
 
-def _stop(child: subprocess.Popen[bytes]) -> None:
+def _stop(child: _Child | subprocess.Popen[bytes]) -> None:
     """End and reap `child` after Ctrl-C: it may have had the SIGINT itself; else send it one, then SIGKILL."""
     try:
         try:

@@ -537,3 +537,51 @@ def test_ctrl_c_keeps_the_completed_runs_and_exits_130(tmp_path: Path) -> None:
     assert {p: len(v) for p, v in measurements(out)[("k", "time")].items()} == {1: 1, 2: 1}
     assert not _alive(int(started.read_text().split()[2]))  # the running command was stopped and reaped
     assert list(temp.iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the metrics descriptor is a POSIX feature")
+def test_the_parents_own_descriptor_3_is_never_borrowed(tmp_path: Path) -> None:
+    """A thread of the measuring process that uses descriptor 3 (pytest-xdist's channel, say) keeps it while
+    children are started: the metrics file reaches descriptor 3 in the child only."""
+    import threading
+
+    bench, out = script(tmp_path, BENCH), tmp_path / "m.json"
+    read_end, write_end = os.pipe()
+    saved = os.dup(3) if _is_open(3) else None
+    os.dup2(write_end, 3)
+    stop, writes = threading.Event(), [0]
+
+    def write_to_3() -> None:
+        while not stop.is_set():
+            os.write(3, b"x")
+            writes[0] += 1
+            time.sleep(0.0005)
+
+    writer = threading.Thread(target=write_to_3)
+    writer.start()
+    try:
+        assert main(["measure", "--param", "p=1,2,3", "--repeat", "3", "--out", str(out), "--", *FAST, bench,
+                     "{p}"]) == OK
+    finally:
+        stop.set()
+        writer.join()
+        os.close(write_end)
+        if saved is None:
+            os.close(3)
+        else:
+            os.dup2(saved, 3)
+            os.close(saved)
+    received = b""
+    while chunk := os.read(read_end, 65536):
+        received += chunk
+    os.close(read_end)
+    assert writes[0] > 0 and received == b"x" * writes[0]  # every write of the thread reached its own pipe
+    assert measurements(out)[("solve", "time")] == {1.0: [0.001] * 3, 2.0: [0.002] * 3, 3.0: [0.003] * 3}
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
