@@ -25,6 +25,7 @@ from scalecheck.core.compare import CompareOptions, Expectation, compare
 from scalecheck.core.gate import verdict
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.overhead import attribute, build_profiles
+from scalecheck.core.renames import with_renames
 from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.core.structure import structure_findings
@@ -192,8 +193,10 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
                               f"the kernels are {', '.join(kernels[:5])}{' and more' if len(kernels) > 5 else ''}")
     structure = _structure_findings(candidate, baseline, config)  # none unless both sides have processes sections
     settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
-    comparison = compare(base_series, cand_series, target, config.fit_options(),
-                         SegmentOptions() if config.segmentation else None, settings, expectations)
+    segmentation = SegmentOptions() if config.segmentation else None
+    comparison = compare(base_series, cand_series, target, config.fit_options(), segmentation, settings, expectations)
+    # a renamed kernel is compared with its old name's baseline: warnings only (see scalecheck.core.renames)
+    comparison = with_renames(comparison, base_series, cand_series, config.fit_options(), segmentation, settings)
     machines = _machines(base_run, cand_run, same_job, bool(base_run.series))
     held = "" if machines.same or config.fail_across_machines else machines.reason
     result = verdict(comparison, config.fail_on, extra=structure, machines_differ=held)

@@ -693,3 +693,62 @@ def test_search_flags_reach_the_comparison(files: Path, capsys: pytest.CaptureFi
     assert "p^2" in out  # p^(3/2) is not in the search space: the growth is read as p^2
     message = usage_error(cli(capsys, "check", "cand.json", "--baseline", "base.json", "--exponents", "x", *FAST))
     assert message.startswith("--exponents")
+
+
+# -- renamed kernels ------------------------------------------------------------------------------------------------
+
+SORTS: dict[str, Function] = {"test_sort_small": lambda n: 0.2 + 0.02 * n * np.log2(n),
+                              "test_hash": lambda n: 1 + 0.1 * n}
+# test_sort_small renamed test_sort_tiny in the same change that made it quadratic
+RENAMED: dict[str, Function] = {"test_sort_tiny": lambda n: 0.2 + 0.01 * n**2, "test_hash": SORTS["test_hash"]}
+
+
+@pytest.fixture
+def renamed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "renamed"
+    write_run(folder / "base.json", SORTS, BASE_SEED, parameter="n")
+    write_run(folder / "cand.json", RENAMED, CAND_SEED, parameter="n")
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_a_rename_hiding_a_regression_passes_with_a_warning_naming_both(renamed: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "check", "cand.json", "--baseline", "base.json", *FAST, "--json", "check.json")
+
+    assert code == OK
+    assert out.startswith("PASS: no new scalability problem (1 finding(s) reported below)")
+    row = next(line for line in out.splitlines() if " renamed " in line)
+    assert row.split()[:6] == ["warning", "renamed", "test_sort_tiny", "time", "n", "*"]
+    assert ("test_sort_small was renamed test_sort_tiny? it now grows as n^2, it grew as n * log2(n); predicted "
+            in out)
+    assert "test_sort_tiny [time]: renamed from test_sort_small? (name similarity 0.68)" in out
+    [finding] = json.loads((renamed / "check.json").read_text())["findings"]
+    assert (finding["kind"], finding["kernel"], finding["severity"]) == ("renamed", "test_sort_tiny", "warning")
+    assert finding["evidence"]["renamed from"] == "test_sort_small"
+
+
+def test_a_renamed_kernel_covered_by_an_expectation_fails(renamed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "check", "cand.json", "--baseline", "base.json", *FAST, "--expect",
+                       "test_sort_*=n log n", "--json", "check.json")
+
+    assert code == REGRESSION
+    assert out.startswith("FAIL: 1 kernel(s) with a new scalability problem (expectation 1)")
+    findings = json.loads((renamed / "check.json").read_text())["findings"]
+    assert [(f["severity"], f["kind"], f["kernel"]) for f in findings] == [
+        ("error", "expectation", "test_sort_tiny"), ("warning", "renamed", "test_sort_tiny")]
+
+
+def test_a_dissimilar_new_kernel_is_not_taken_for_a_rename(renamed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(renamed / "other.json", {"test_hash": SORTS["test_hash"], "test_sort_small": SORTS["test_sort_small"],
+                                       "build_index": RENAMED["test_sort_tiny"]}, CAND_SEED, parameter="n")
+    write_run(renamed / "base2.json", {**SORTS, "test_scan": lambda n: 0.5 + 0.3 * n}, BASE_SEED, parameter="n")
+
+    code, out, _ = cli(capsys, "check", "other.json", "--baseline", "base2.json", *FAST, "--json", "check.json")
+
+    assert code == OK
+    findings = json.loads((renamed / "check.json").read_text())["findings"]
+    # build_index is new and test_scan removed: no pair, but build_index grows faster than test_scan did
+    assert [(f["severity"], f["kind"], f["kernel"]) for f in findings] == [("notice", "replaced", "build_index")]
+    assert "renamed" not in out
+    assert "new, and grows as n^2: faster than test_scan (which grew as n), the only kernel of this metric" in out

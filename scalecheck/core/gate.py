@@ -13,6 +13,10 @@ machines (`machines_differ`, the reason):
   otherwise it is held back too;
 - `expectation` and `structure` findings fail as always: they compare the candidate with a stated bound or with
   call pairs, not with the other machine's timings.
+
+Findings about renamed kernels (`core.renames`) rest on a guess from the names: a `renamed` finding is always a
+warning and a `replaced` finding a notice, and neither kind can be listed in `fail_on`. A renamed kernel fails the
+build through the expectation that covers its new name.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from scalecheck.data.verdict import KINDS, Comparison, Finding, Verdict
 
 DEFAULT_FAIL_ON = ("growth", "prediction", "expectation")
 MACHINE_KINDS = ("growth", "prediction", "measured", "overhead", "segmentation")  # a machine can explain them
+NEVER_FAIL = {"renamed": "warning", "replaced": "notice", "improvement": "notice"}  # kind -> its fixed severity
 _ORDER = {"error": 0, "warning": 1, "notice": 2}
 
 
@@ -58,10 +63,11 @@ def verdict(comparison: Comparison, fail_on: Sequence[str] = DEFAULT_FAIL_ON,
 
     `extra` holds findings of other analyses (overhead, process structure) that take part in the same decision.
     `machines_differ` says why the two sides are not like with like ("" when they are): findings that a machine
-    difference can explain are then held back (module docstring). Improvements are notices and never fail.
+    difference can explain are then held back (module docstring). Improvements and replacements are notices and
+    renames warnings (`NEVER_FAIL`): they never fail.
     Findings come out worst first: severity, then kind (in `KINDS` order), then kernel.
     """
-    unknown = [kind for kind in fail_on if kind not in KINDS or kind == "improvement"]
+    unknown = [kind for kind in fail_on if kind not in KINDS or kind in NEVER_FAIL]
     if unknown:
         raise ValueError(f"fail_on holds kinds that cannot fail a build: {unknown}")
     graded = [_grade(f, fail_on, machines_differ, cross_machine) for f in (*comparison.findings, *extra)]
@@ -70,8 +76,8 @@ def verdict(comparison: Comparison, fail_on: Sequence[str] = DEFAULT_FAIL_ON,
 
 
 def _grade(f: Finding, fail_on: Sequence[str], machines_differ: str, cross_machine: CrossMachine) -> Finding:
-    if f.kind == "improvement":
-        return replace(f, severity="notice")
+    if f.kind in NEVER_FAIL:
+        return replace(f, severity=NEVER_FAIL[f.kind])
     if f.kind not in fail_on:
         return replace(f, severity="warning")
     if machines_differ and f.kind in MACHINE_KINDS and not cross_machine.beyond_hierarchy(f):

@@ -85,6 +85,10 @@ def render_check_html(verdict: Verdict, context: CheckContext, *, baseline: Sequ
     anchors = {(k.kernel, k.metric): f"kernel-{i}" for i, k in enumerate(kernels)}
     rows = [_check_row(i + 1, k, by_kernel.get((k.kernel, k.metric), []), anchors) for i, k in enumerate(kernels)]
     series_b = {(s.kernel, s.metric): s for s in baseline}
+    models_b = {(k.kernel, k.metric): k.baseline for k in comparison.kernels}
+    # a renamed kernel is plotted against its old name's baseline, as it was compared
+    renamed = {(f.kernel, f.metric): (str(f.evidence["renamed from"]), f.metric) for f in verdict.findings
+               if f.kind == "renamed" and f.evidence.get("renamed from")}
     series_c = {(s.kernel, s.metric): s for s in candidate}
     confidence = float(context.settings.get("confidence", 0.95))  # type: ignore[arg-type]
     details = []
@@ -96,7 +100,8 @@ def render_check_html(verdict: Verdict, context: CheckContext, *, baseline: Sequ
         if len([d for d in details if d.plot is not None]) >= max_plots:
             detail.no_plot = f"Not plotted: only the {max_plots} worst kernels are (--max-plots)."
         else:
-            sides = [PlotSide(role, s, m) for role, s, m in (("baseline", series_b.get(key), k.baseline),
+            old = renamed.get(key, key) if k.baseline is None else key
+            sides = [PlotSide(role, s, m) for role, s, m in (("baseline", series_b.get(old), models_b.get(old)),
                                                               ("candidate", series_c.get(key), k.candidate))
                      if s is not None and m is not None and m.ok]
             if sides:
@@ -142,6 +147,10 @@ def _check_detail(k: KernelComparison, findings: list[Finding], anchor: str) -> 
                  f"q = {q_text(f.q_value)}" if f.q_value is not None else ""]
         detail.findings.append({"severity": f.severity, "kind": f.kind, "message": f.message,
                                 "stats": ", ".join(s for s in stats if s), "held": f.held})
+    for f in findings:
+        if f.kind == "renamed" and f.evidence.get("renamed from"):
+            detail.facts += [("renamed from?", str(f.evidence["renamed from"])),
+                             ("old name's baseline model", str(f.evidence.get("baseline") or "-"))]
     for role, km in (("baseline", k.baseline), ("candidate", k.candidate)):
         detail.facts.append((f"{role} model", _formula(km)))
         if km is not None and km.segmented:

@@ -80,3 +80,23 @@ def test_cross_machine_thresholds_are_parameters() -> None:
     assert not verdict(comparison(growth(11.3, 128.0)), machines_differ=DIFFER, cross_machine=strict).failed
     with pytest.raises(ValueError, match="min_rise"):
         CrossMachine(min_rise=1.0)
+
+
+@pytest.mark.parametrize("differ", ["", DIFFER], ids=["same-machine", "machines-differ"])
+def test_rename_findings_never_fail(differ: str) -> None:
+    """A name similarity is a guess: a renamed kernel's regression is a warning, a replacement a notice, whatever
+    the failing kinds and the machines, and even when the producer marked them as errors."""
+    renamed = Finding("test_sort_tiny", "time", "renamed", "test_sort_small was renamed test_sort_tiny? ...",
+                      severity="error", rise=50.0, span=128.0)
+    replaced = Finding("build_index", "time", "replaced", "new, and grows as p^2: ...")
+    every = ("growth", "prediction", "expectation", "measured", "segmentation", "overhead", "structure")
+    v = verdict(comparison(replaced, renamed), fail_on=every, machines_differ=differ)
+    assert not v.failed
+    assert [(f.kind, f.severity, f.held) for f in v.findings] == [("renamed", "warning", ""),
+                                                                  ("replaced", "notice", "")]
+
+
+@pytest.mark.parametrize("kind", ["renamed", "replaced"])
+def test_rename_kinds_cannot_be_made_to_fail(kind: str) -> None:
+    with pytest.raises(ValueError, match=kind):
+        verdict(comparison(), fail_on=("growth", kind))
