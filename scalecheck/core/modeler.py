@@ -3,15 +3,19 @@
 Single-parameter series go through `search.select` directly, after `segment` has looked for change points (a
 segmented kernel gets one model per segment); several parameters go through the hierarchical search in `multi`.
 Series with too few distinct parameter values, or whose parameters only grow together, get a
-`KernelModel` that says why instead of a model, so that one bad kernel never stops the others.
+`KernelModel` that says why instead of a model, so that one bad kernel never stops the others. A model that
+contradicts its measured values (`adequacy.contradiction`: a significant rise it misses, or a misfit beyond the
+noise) keeps its place, with the contradiction appended to its note.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from scalecheck.core.adequacy import contradictions, model_contradiction
 from scalecheck.core.fit import adjusted_r2, smape
 from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters
 from scalecheck.core.search import (Choice, FitOptions, PointStats, point_stats, refined_specs, select,
@@ -19,6 +23,7 @@ from scalecheck.core.search import (Choice, FitOptions, PointStats, point_stats,
 from scalecheck.core.segment import Boundary, SegmentOptions, fit_range, segment_kernels
 from scalecheck.data.measurement import Series
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, Scores, Segment
+from scalecheck.data.spec import ModelSpec
 
 
 def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
@@ -52,7 +57,7 @@ def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
         models = _kernel_models(group, choices, stats)
         if first.points.shape[1] == 1 and segmentation is not None:
             models = _segmented(group, stats, models, options, segmentation)
-        for i, km in zip(members, models):
+        for i, km in zip(members, _checked(group, models, options.aggregate)):
             results[i] = km
     return [km for km in results if km is not None]
 
@@ -99,6 +104,30 @@ def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel]
             out[k] = KernelModel(km.kernel, km.metric, km.unit, "ok", segments[-1].model, km.n_points, km.noise,
                                  segments=tuple(segments))
     return out
+
+
+def _checked(group: list[Series], models: list[KernelModel], aggregate: str) -> list[KernelModel]:
+    """`models` with a note appended where a model contradicts its measured values (`adequacy.contradictions`), in
+    one batch for the unsegmented kernels of a group (a segmented kernel is checked on its last segment)."""
+    points = group[0].points
+    whole = [(k, km.model) for k, km in enumerate(models) if km.model is not None and not km.segments]
+    notes = [""] * len(models)
+    if whole:
+        fitted = np.empty((len(whole), points.shape[0]))
+        by_spec: dict[ModelSpec, list[int]] = {}
+        for row, (_, model) in enumerate(whole):
+            by_spec.setdefault(model.spec, []).append(row)
+        for spec, rows in by_spec.items():  # one basis per spec, not one per kernel
+            fitted[rows] = np.stack([whole[row][1].coefficients for row in rows]) @ spec.basis(points).T
+        found = contradictions(points, _stack_values([group[k] for k, _ in whole]), fitted, aggregate,
+                               group[0].parameters)
+        for (k, _), note in zip(whole, found):
+            notes[k] = note
+    for k, km in enumerate(models):
+        if km.segments:
+            notes[k] = model_contradiction(group[k], km, aggregate)
+    return [replace(km, note="; ".join(filter(None, (km.note, note)))) if note else km
+            for km, note in zip(models, notes)]
 
 
 def _unmodelable(points: np.ndarray, parameters: tuple[str, ...], options: FitOptions) -> tuple[str, str] | None:

@@ -6,7 +6,9 @@ line as in Extra-P. A parameter whose lines are all consistent with a constant d
 `candidates_per_parameter` terms go on.
 Stage 2: the candidate terms are combined as sums and products (every family of compound terms that involves each
 remaining parameter) and the noise-aware rule of `search.select` picks among them on all points. Extra-P selects
-stage 2 in-sample and overfits; here every extra term pays the per-term penalty.
+stage 2 in-sample and overfits; here every extra term pays the per-term penalty. Both stages score through
+`search.score`, so the sign rule of `search._eligible` holds for compound terms too: without decreasing models,
+a + b + a*b has three positive coefficients, and no term of a sum cancels another into a different class.
 """
 
 from __future__ import annotations

@@ -59,3 +59,11 @@ def test_noisy_outlier_line_does_not_hide_the_trend(rng: np.random.Generator) ->
     assert km.model.growth()["n"] == (Fraction(0), 0)  # and the outlier does not make n matter
     [robust] = fit_kernels([noisy], FitOptions(aggregate="median"))
     assert robust.model is not None and robust.model.growth() == {"p": (Fraction(1), 0), "n": (Fraction(0), 0)}
+
+
+def test_terms_of_a_multi_parameter_model_are_positive(rng: np.random.Generator) -> None:
+    """The sign rule of `search._eligible` holds for compound terms too: no a + b - a*b cancelling into a class."""
+    truth = lambda p, n: 3 + 0.2 * p * n**0.5 + 0.5 * p - 0.004 * p * n  # noqa: E731
+    series = [planted_series(truth, GRID, rng, parameters=("p", "n"), noise=0.03, kernel=f"k{k}") for k in range(10)]
+    for km in fit_kernels(series):
+        assert km.model is not None and np.all(km.model.coefficients[1:] > 0)

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from scalecheck.core.modeler import fit_kernels
-from scalecheck.core.search import FitOptions, single_parameter_specs, terms_allowed
+from scalecheck.core.search import (FitOptions, outliers, pair_differences, point_stats, single_parameter_specs, spread,
+                                    terms_allowed)
+from scalecheck.data.measurement import Series
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS
 from tests.conftest import planted_series
 
@@ -117,3 +119,90 @@ def test_sparse_kernels_with_different_points_are_modeled(rng: np.random.Generat
     models = fit_kernels([a, b])
     assert [km.model.growth()["p"] for km in models if km.model] == [(Fraction(1), 0)] * 2
     assert models[1].n_points == 4
+
+
+# --- outliers and the pure error ----------------------------------------------------------------------------------
+
+SORT_N = np.array([2000.0, 4000, 8000, 16000, 32000, 64000])
+
+
+def sorted_under_load(rng: np.random.Generator) -> Series:
+    """sorted() timings (n log n) on a loaded runner: 5% lognormal noise, a 40x stall at the smallest size and three
+    5x repetitions (the real case was modeled as a constant with SMAPE 107%)."""
+    exact = 4e-8 * SORT_N * np.log2(SORT_N)
+    values = exact[:, None] * np.exp(rng.normal(0, 0.05, (SORT_N.size, 5)))
+    values[0, 1] *= 40
+    values[1, 3] *= 5
+    values[3, 0] *= 5
+    values[4, 2] *= 5
+    return Series("sorted", "time", ("n",), SORT_N[:, None], values)
+
+
+def test_outlier_repetitions_do_not_hide_a_rising_trend(rng: np.random.Generator) -> None:
+    [km] = fit_kernels([sorted_under_load(rng)])
+    assert km.model is not None and km.model.growth()["n"] == (Fraction(1), 1)
+    assert km.model.scores.smape < 5 and km.note == ""
+
+
+def test_outliers_are_flagged_and_left_out_of_the_pure_error(rng: np.random.Generator) -> None:
+    clean = 10.0 * np.exp(rng.normal(0, 0.05, (1, 6, 5)))
+    spoiled = clean.copy()
+    spoiled[0, 0, 1] *= 40
+    spoiled[0, 3, 4] *= 3
+    flagged = outliers(spoiled)
+    assert flagged.sum() == 2 and flagged[0, 0, 1] and flagged[0, 3, 4]
+    before, after = point_stats(clean), point_stats(spoiled)
+    assert after.dof[0] == before.dof[0] - 2 and after.reps[0, 0] == 4
+    assert after.sigma2[0] <= before.sigma2[0] * 1.05
+    kept = np.delete(spoiled[0, 0], 1)
+    assert after.y[0, 0] == pytest.approx(kept.mean()) and after.center[0, 0] == pytest.approx(kept.mean())
+    assert point_stats(spoiled, "median").y[0, 0] == pytest.approx(np.median(spoiled[0, 0]))
+
+
+def test_a_majority_is_never_an_outlier_and_two_values_cannot_tell() -> None:
+    values = np.array([[[1.0, 9.0, 9.1], [1.0, 1.01, 0.99], [1.0, 1.02, 0.98], [2.0, 50.0, np.nan]]])
+    flagged = outliers(values)
+    assert flagged[0, 0].tolist() == [True, False, False]  # two of three agree: they are the point's value
+    assert not flagged[0, 3].any()
+    assert outliers(np.array([[[1.0, 100.0]] * 4])).sum() == 0
+
+
+@pytest.mark.parametrize("repetitions", [2, 3, 5, 30])
+def test_spread_is_consistent_whatever_the_repetition_count(repetitions: int, rng: np.random.Generator) -> None:
+    values = rng.normal(0, 0.05, (400, 5, repetitions))
+    estimate = spread(pair_differences(values).reshape(400, -1))
+    assert np.mean(estimate) == pytest.approx(0.05, rel=0.07)  # a median of few differences runs a little high
+
+
+def test_pure_error_keeps_its_efficiency_on_clean_noise(rng: np.random.Generator) -> None:
+    """On clean Gaussian noise almost nothing is set aside: the pure error is the classical pooled variance."""
+    values = 1 + rng.normal(0, 0.05, (2000, 5, 5))
+    stats = point_stats(values)
+    classical = np.sum((values - values.mean(axis=2, keepdims=True)) ** 2 / values.mean(axis=2, keepdims=True) ** 2,
+                       axis=(1, 2)) / 20
+    assert outliers(values).mean() < 1e-3
+    assert np.mean(stats.sigma2) == pytest.approx(np.mean(classical), rel=0.01)
+    assert np.mean(stats.dof) > 19.9
+
+
+# --- terms of opposite sign ---------------------------------------------------------------------------------------
+
+
+def test_no_cancelling_terms_for_a_quadratic() -> None:
+    """A list-membership dedup (n^2) with 10% noise, median aggregate: once modeled as n^(7/4) - n^(3/2) log2(n)^2,
+    lead growth n^(7/4) through two terms of opposite sign."""
+    n = np.array([1000.0, 2000, 4000, 8000, 16000, 32000, 64000])
+    exact = 2e-9 * n**2 + 1e-6 * n
+    values = exact[:, None] * np.exp(np.random.default_rng(0).normal(0, 0.1, (n.size, 5)))
+    [km] = fit_kernels([Series("dedup", "time", ("n",), n[:, None], values)], FitOptions(aggregate="median"))
+    assert km.model is not None and km.model.growth()["n"] == (Fraction(2), 0)
+    assert np.all(km.model.coefficients[1:] > 0)
+
+
+def test_terms_are_positive_unless_decreasing_models_are_allowed(rng: np.random.Generator) -> None:
+    """A flat-ish series that two large terms of opposite sign could fit (n^(5/2) - n^(9/4)) is not given them."""
+    many = [2, 4, 8, 16, 32, 64, 128, 256, 512]
+    truth = lambda p: 50 + 2 * p**1.5 - 0.6 * p**1.5 * np.log2(p) ** 0.5  # noqa: E731
+    series = [planted_series(truth, many, rng, noise=0.01, kernel=f"k{k}") for k in range(20)]
+    for km in fit_kernels(series, segmentation=None):
+        assert km.model is not None and np.all(km.model.coefficients[1:] > 0)
