@@ -1,6 +1,7 @@
 """Decision quality and cost of the CI check (`compare` + `verdict`) on seeded synthetic pairs of measurements.
 
     python benchmarks/check_quality.py [--kernels 1000] [--seed 11] [--points 6,8] [--target 4096] [--quick]
+                                       [--scenarios ABCDEFGHI]
 
 Measures the check the way the issue judges it. Kernels have one parameter, p = 2, 4, ..., 2^n (n points, 6 and 8
 by default), 5 repetitions per point, and multiplicative Gaussian noise: every repetition is f(p) * (1 + 0.05 z),
@@ -23,6 +24,28 @@ the FDR control):
 - C uniform 5% slowdown: candidate = 1.05 x baseline function, growth unchanged. Counted: any failing finding
   (the issue's bar: none), and "measured" warnings for information.
 
+Scenarios under real noise, each its own comparison per point count (Benjamini-Hochberg over its kernels), each
+reported with its counts, a 95% Wilson interval and whether its target is met:
+
+- D rounds slowed at random: every series measured in rounds (5 rounds of 1 repetition, and 3 rounds of 2),
+  recorded in `Series.rounds`; each round of each kernel, baseline and candidate independently, is 30% slower at
+  every size with probability 0.3 (a burst of load). Unchanged kernels (<= 1% failing) and planted growth
+  changes (>= 95% failing).
+- E outliers: 5% of the repetitions multiplied by a factor uniform in 2-10. Unchanged, planted growth, and a
+  quadratic term worth 20% of the candidate's total at the largest p.
+- F replays of saved measurements (benchmarks/data/, made by benchmarks/data/make_replays.py): flat baselines
+  that the search modeled as p^2 and beyond through two cancelling terms, against candidates twice as slow at
+  the two top sizes (each must fail, none may read as an improvement); real `sorted()` timings under two busy
+  loops, n = 2^11..2^16, unchanged (none may fail) and with a quadratic term worth 20% of the total at the
+  largest n added to the candidate (each must fail).
+- G step: a flat kernel twice as slow at the two top sizes (>= 95% failing).
+- H quadratic: a term c * p^2 worth 5% (and 20%) of the candidate's total at the largest p added to an unchanged
+  function (a regression that only shows at the top of the range): found (a failing finding) in >= 50% (5%) and
+  >= 95% (20%) of the kernels.
+- I rename: a kernel disappears and one with a similar name appears that grows faster (p -> p^1.5, p log p ->
+  p^2, log p -> p). Detected when a failing finding names either kernel; without a rename detection in
+  scalecheck (`rename_findings`) the scenario says "not detected".
+
 Cost: wall time of compare() + verdict() on the mixed 8-point comparison (default bootstrap, in-process), against
 the issue's 30 s budget for 1,000 kernels, beside the plain modeling of the same series (`fit_kernels` on
 baseline and candidate) measured in the same run.
@@ -31,13 +54,14 @@ baseline and candidate) measured in the same run.
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 import os
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -50,7 +74,10 @@ from scalecheck.core.gate import verdict  # noqa: E402
 from scalecheck.core.modeler import fit_kernels  # noqa: E402
 from scalecheck.data.measurement import Series  # noqa: E402
 from scalecheck.data.spec import Exponents  # noqa: E402
-from scalecheck.data.verdict import KernelComparison, Verdict  # noqa: E402
+from scalecheck.data.verdict import Comparison, Finding, KernelComparison, Verdict  # noqa: E402
+from scalecheck.formats import read_measurements  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
 
 REPETITIONS = 5
 NOISE = 0.05  # standard deviation of the multiplicative Gaussian noise per repetition
@@ -111,14 +138,38 @@ class Function:
     def text(self) -> str:
         return " + ".join([f"{self.constant:.4g}"] + [f"{c:.4g} * {_block_text(b)}" for c, b in self.terms])
 
+    def plus_quadratic(self, share: float, p_max: float) -> Function:
+        """This function plus c * p^2 worth `share` of the new total at `p_max`."""
+        coef = share / (1 - share) * float(self(np.array([p_max]))[0]) / p_max**2
+        return Function(self.constant, self.terms + ((coef, (2, 0)),))
+
+
+@dataclass(frozen=True)
+class Stepped(Function):
+    """A function `factor` times as slow from `start` on (a jump at the top sizes)."""
+
+    start: float = math.inf
+    factor: float = 1.0
+
+    def __call__(self, p: np.ndarray) -> np.ndarray:
+        return Function.__call__(self, p) * np.where(p >= self.start, self.factor, 1.0)
+
+    def text(self) -> str:
+        return f"({Function.text(self)}) * ({self.factor:g} from p={self.start:g})"
+
 
 @dataclass(frozen=True)
 class Kernel:
     name: str
-    scenario: str  # "unchanged", "planted", "slowdown"
+    scenario: str  # "unchanged", "planted", "slowdown", "quadratic 5%", ...: the row of the report
     label: str  # function family, or planted change
     baseline: Function
     candidate: Function
+    renamed: str = ""  # the candidate's name when it differs from the baseline's (scenario I)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, self.renamed) if self.renamed else (self.name,)
 
 
 def _loguniform(rng: np.random.Generator, low: float, high: float) -> float:
@@ -164,13 +215,50 @@ def make_kernels(rng: np.random.Generator, count: int, planted_share: float, slo
     return kernels
 
 
-def measure(rng: np.random.Generator, kernels: Sequence[Kernel], p: np.ndarray) -> tuple[list[Series], list[Series]]:
-    """Baseline and candidate series, each repetition f(p) * (1 + NOISE * z)."""
+@dataclass(frozen=True)
+class Noise:
+    """How one side of a kernel is measured beyond the Gaussian noise: rounds, bursts of load, outliers."""
+
+    rounds: int = 0  # rounds recorded in Series.rounds (0: one session, not recorded)
+    per_round: int = REPETITIONS  # repetitions per point in each round
+    burst: float = 0.0  # probability that a round is slowed at every size
+    burst_factor: float = 1.3
+    outliers: float = 0.0  # share of repetitions multiplied by a factor uniform in `outlier_range`
+    outlier_range: tuple[float, float] = (2.0, 10.0)
+
+    def text(self) -> str:
+        parts = []
+        if self.rounds:
+            parts.append(f"{self.rounds} rounds x {self.per_round} repetition(s), each round of each kernel x"
+                         f"{self.burst_factor:g} with probability {self.burst:g}")
+        if self.outliers:
+            low, high = self.outlier_range
+            parts.append(f"{self.outliers:.0%} of the repetitions x U({low:g}, {high:g})")
+        return "; ".join(parts) or "plain"
+
+
+def measure(rng: np.random.Generator, kernels: Sequence[Kernel], p: np.ndarray,
+            noise: Noise | None = None) -> tuple[list[Series], list[Series]]:
+    """Baseline and candidate series, each repetition f(p) * (1 + NOISE * z), then `noise`."""
     sides: tuple[list[Series], list[Series]] = ([], [])
     for kernel in kernels:
-        for side, f in zip(sides, (kernel.baseline, kernel.candidate)):
-            values = f(p)[:, None] * (1 + NOISE * rng.standard_normal((p.size, REPETITIONS)))
-            side.append(Series(kernel.name, "time", ("p",), p[:, None], values))
+        names = (kernel.name, kernel.renamed or kernel.name)
+        for side, f, name in zip(sides, (kernel.baseline, kernel.candidate), names):
+            if noise is None:
+                values = f(p)[:, None] * (1 + NOISE * rng.standard_normal((p.size, REPETITIONS)))
+                side.append(Series(name, "time", ("p",), p[:, None], values))
+                continue
+            reps = max(1, noise.rounds) * noise.per_round
+            values = f(p)[:, None] * (1 + NOISE * rng.standard_normal((p.size, reps)))
+            rounds = None
+            if noise.rounds:
+                slowed = np.where(rng.random(noise.rounds) < noise.burst, noise.burst_factor, 1.0)
+                values *= np.repeat(slowed, noise.per_round)[None, :]
+                rounds = np.broadcast_to(np.repeat(np.arange(1.0, noise.rounds + 1), noise.per_round), values.shape)
+            if noise.outliers:
+                hit = rng.random(values.shape) < noise.outliers
+                values *= np.where(hit, rng.uniform(*noise.outlier_range, values.shape), 1.0)
+            side.append(Series(name, "time", ("p",), p[:, None], values, rounds=rounds))
     return sides
 
 
@@ -196,14 +284,41 @@ class Check:
 
 def run_check(kernels: Sequence[Kernel], base: list[Series], cand: list[Series], target: float) -> Check:
     start = time.perf_counter()
-    result = verdict(compare(base, cand, {"p": target}, settings=CompareOptions()))
+    comparison = compare(base, cand, {"p": target}, settings=CompareOptions())
+    result = verdict(comparison, extra=rename_findings(comparison, base, cand))
     seconds = time.perf_counter() - start
     kinds: dict[str, dict[str, str]] = defaultdict(dict)
     for f in result.findings:  # worst first, so the first severity per kind is kept
         kinds[f.kernel].setdefault(f.kind, f.severity)
     compared = {kc.kernel: kc for kc in result.comparison.kernels}
-    outcomes = [Outcome(k, kinds.get(k.name, {}), compared.get(k.name)) for k in kernels]
+    outcomes = []
+    for k in kernels:
+        merged: dict[str, str] = {}
+        for name in k.names:
+            for kind, severity in kinds.get(name, {}).items():
+                merged[kind] = "error" if "error" in (severity, merged.get(kind)) else severity
+        outcomes.append(Outcome(k, merged, compared.get(k.renamed or k.name)))
     return Check(outcomes, seconds, result)
+
+
+RenameEntry = Callable[[Comparison, Sequence[Series], Sequence[Series]], list[Finding]]
+
+
+def rename_entry() -> RenameEntry | None:
+    """scalecheck's rename detection, `core.renames.renamed_findings(comparison, baseline, candidate)`, as the check
+    runs it; None in a scalecheck without it (scenario I then reports "not detected")."""
+    try:
+        module = importlib.import_module("scalecheck.core.renames")
+    except ModuleNotFoundError:
+        return None
+    entry = getattr(module, "renamed_findings", None)
+    return entry if callable(entry) else None
+
+
+def rename_findings(comparison: Comparison, base: list[Series], cand: list[Series]) -> list[Finding]:
+    """The findings of the rename detection on this comparison (none without a rename detection)."""
+    entry = rename_entry()
+    return [] if entry is None else entry(comparison, base, cand)
 
 
 def rate(hits: int, total: int) -> str:
@@ -344,6 +459,210 @@ def report_points(n: int, mixed: Check, sparse: Check, criteria: list[tuple[str,
                 print(example(o, c))
 
 
+@dataclass(frozen=True)
+class Target:
+    """A scenario row's bar: the share of its kernels that may (`at_most`) or must fail the build."""
+
+    share: float
+    at_most: bool
+
+    def met(self, hits: int, total: int) -> bool:
+        return total > 0 and (hits <= self.share * total if self.at_most else hits >= self.share * total)
+
+    def text(self) -> str:
+        return f"{'<=' if self.at_most else '>='} {self.share:.0%}"
+
+
+NOT_FAILING, MUST_FAIL, HALF_FOUND = Target(0.01, True), Target(0.95, False), Target(0.50, False)
+
+
+def unchanged_kernels(rng: np.random.Generator, count: int, p_max: float, prefix: str) -> list[Kernel]:
+    families = list(UNCHANGED)
+    out = []
+    for k in range(count):
+        label = families[k % len(families)]
+        f = draw_function(rng, UNCHANGED[label], p_max)
+        out.append(Kernel(f"{prefix}/unchanged/{label}/{k}", "unchanged", label, f, f))
+    return out
+
+
+def planted_kernels(rng: np.random.Generator, count: int, p_max: float, prefix: str) -> list[Kernel]:
+    """Growth changes of PLANTED (scenario B), labelled as the row "planted growth"."""
+    return [replace(k, scenario="planted growth") for k in make_kernels(rng, count, 1.0, 0.0, p_max, prefix)[:count]]
+
+
+def quadratic_kernels(rng: np.random.Generator, count: int, share: float, p_max: float, prefix: str) -> list[Kernel]:
+    """Unchanged functions plus c * p^2 worth `share` of the candidate's total at `p_max`."""
+    return [replace(k, name=k.name.replace("/unchanged/", f"/quadratic {share:.0%}/"),
+                    scenario=f"quadratic {share:.0%}", candidate=k.baseline.plus_quadratic(share, p_max))
+            for k in unchanged_kernels(rng, count, p_max, prefix)]
+
+
+def step_kernels(rng: np.random.Generator, count: int, p: np.ndarray, prefix: str) -> list[Kernel]:
+    """Flat kernels twice as slow at the two top sizes."""
+    out = []
+    for k in range(count):
+        f = draw_function(rng, (), p[-1])
+        out.append(Kernel(f"{prefix}/step/{k}", "2x step at the top two sizes", "constant", f,
+                          Stepped(f.constant, (), start=float(p[-2]), factor=2.0)))
+    return out
+
+
+def renamed_kernels(rng: np.random.Generator, count: int, p_max: float, prefix: str) -> list[Kernel]:
+    """Planted growth changes whose candidate carries a similar name (`solve` -> `solve_v2`)."""
+    return [replace(k, name=f"{prefix}/solver/solve_{i}", renamed=f"{prefix}/solver/solve_{i}_v2",
+                    scenario="renamed, grows faster")
+            for i, k in enumerate(planted_kernels(rng, count, p_max, prefix))]
+
+
+@dataclass(frozen=True)
+class Row:
+    scenario: str
+    group: str
+    kernels: int
+    hits: int
+    target: Target | None
+    what: str = "failing"
+
+    def line(self) -> str:
+        met = "" if self.target is None else (
+            f"target {self.target.text()}: {'met' if self.target.met(self.hits, self.kernels) else 'MISSED'}")
+        return f"    {self.group:<34} {self.kernels:>6}  {self.what:<12} {rate(self.hits, self.kernels):<24} {met}"
+
+
+def scenario_rows(scenario: str, check: Check, targets: Mapping[str, Target]) -> list[Row]:
+    """One row per kernel group of `check`: failing kernels against the group's target."""
+    rows = []
+    for group in dict.fromkeys(o.kernel.scenario for o in check.outcomes):
+        members = [o for o in check.outcomes if o.kernel.scenario == group]
+        target = targets.get(group, MUST_FAIL)
+        rows.append(Row(scenario, group, len(members), sum(o.failing for o in members), target,
+                        "failing" if target.at_most else "found"))
+    return rows
+
+
+def print_scenario(title: str, check: Check, rows: list[Row], show_examples: int, extra: Sequence[str] = ()) -> None:
+    print(f"\n  {title}  ({len(check.outcomes)} kernels, compare+verdict {check.seconds:.1f} s)")
+    print(f"    {'kernels':<34} {'count':>6}  {'counted':<12} {'share [95% CI]':<24} target")
+    for row in rows:
+        print(row.line())
+    for line in extra:
+        print(f"    {line}")
+    kinds = Counter(f"{kind} ({sev})" for o in check.outcomes for kind, sev in o.kinds.items())
+    print("    findings by kind: " + (", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "none"))
+    wrong = [o for o in check.outcomes
+             if o.failing is (o.kernel.scenario == "unchanged" or o.kernel.scenario.endswith("unchanged"))]
+    if wrong and show_examples:
+        print(f"    examples of wrong decisions ({len(wrong)}):")
+        seen: Counter[str] = Counter()
+        for o in wrong:
+            seen[o.kernel.scenario] += 1
+            if seen[o.kernel.scenario] <= show_examples:
+                print(example(o, check))
+
+
+def run_scenario(key: str, n: int, title: str, kernels: list[Kernel], rng: np.random.Generator, p: np.ndarray,
+                 noise: Noise | None, target: float, targets: Mapping[str, Target], show_examples: int,
+                 rows: list[Row]) -> Check:
+    check = run_check(kernels, *measure(rng, kernels, p, noise), target)
+    found = scenario_rows(f"{key} {n} points", check, {"unchanged": NOT_FAILING, **targets})
+    print_scenario(f"{key} {title}, {n} points", check, found, show_examples)
+    rows += found
+    return check
+
+
+def noise_scenarios(args: argparse.Namespace, count: int, n: int, rng: np.random.Generator,
+                    rows: list[Row]) -> None:
+    """Scenarios D, E, G, H and I at n points (module docstring)."""
+    p = 2.0 ** np.arange(1, n + 1)
+    planted = max(30, round(0.15 * count))
+    rest = count - planted
+    if "D" in args.scenarios:
+        for rounds, per_round in ((5, 1), (3, 2)):
+            noise = Noise(rounds=rounds, per_round=per_round, burst=0.3, burst_factor=1.3)
+            kernels = (unchanged_kernels(rng, rest, p[-1], f"D{n}.{rounds}")
+                       + planted_kernels(rng, planted, p[-1], f"D{n}.{rounds}"))
+            run_scenario(f"D{rounds}x{per_round}", n, f"rounds slowed at random: {noise.text()}", kernels, rng, p,
+                         noise, args.target, {}, args.examples, rows)
+    if "E" in args.scenarios:
+        noise = Noise(outliers=0.05)
+        kernels = (unchanged_kernels(rng, count - 2 * planted, p[-1], f"E{n}")
+                   + planted_kernels(rng, planted, p[-1], f"E{n}")
+                   + quadratic_kernels(rng, planted, 0.20, p[-1], f"E{n}"))
+        run_scenario("E", n, f"outliers: {noise.text()}", kernels, rng, p, noise, args.target, {}, args.examples,
+                     rows)
+    if "G" in args.scenarios:
+        kernels = unchanged_kernels(rng, rest, p[-1], f"G{n}") + step_kernels(rng, planted, p, f"G{n}")
+        run_scenario("G", n, "2x step at the top two sizes of a flat kernel", kernels, rng, p, None, args.target,
+                     {}, args.examples, rows)
+    if "H" in args.scenarios:
+        kernels = (unchanged_kernels(rng, count - 2 * planted, p[-1], f"H{n}")
+                   + quadratic_kernels(rng, planted, 0.05, p[-1], f"H{n}")
+                   + quadratic_kernels(rng, planted, 0.20, p[-1], f"H{n}"))
+        run_scenario("H", n, "a quadratic term worth 5% / 20% of the total at the largest p", kernels, rng, p, None,
+                     args.target, {"quadratic 5%": HALF_FOUND}, args.examples, rows)
+    if "I" in args.scenarios:
+        kernels = (unchanged_kernels(rng, count - planted // 3, p[-1], f"I{n}")
+                   + renamed_kernels(rng, planted // 3, p[-1], f"I{n}"))
+        check = run_check(kernels, *measure(rng, kernels, p), args.target)
+        found = [replace(row, target=None) if row.group != "unchanged" else row  # a guess never fails by design
+                 for row in scenario_rows(f"I {n} points", check, {"unchanged": NOT_FAILING})]
+        renamed = [o for o in check.outcomes if o.kernel.renamed]
+        found.append(Row(f"I {n} points", "renamed, a 'renamed' finding", len(renamed),
+                         sum("renamed" in o.kinds for o in renamed), MUST_FAIL, "detected"))
+        detection = ("scalecheck has no rename detection: not detected" if rename_entry() is None else
+                     "rename detection: core.renames.renamed_findings; its 'renamed' findings are warnings by design "
+                     "(a name similarity is a guess), so 'found' (failing) stays 0")
+        print_scenario(f"I rename with a regression, {n} points", check, found, args.examples, [detection])
+        rows += found
+
+
+def replay_scenario(args: argparse.Namespace, rows: list[Row]) -> None:
+    """Scenario F: the saved measurements of benchmarks/data/ (module docstring)."""
+    cases = (("cancelling_terms", "p", 4096.0, "flat, modeled with cancelling terms; candidate 2x at the top 2"),
+             ("sorted_under_load", "n", 2.0**20, "sorted() under two busy loops"))
+    for case, name, target, title in cases:
+        base = list(read_measurements(DATA / f"{case}.baseline.json").series)
+        cand = list(read_measurements(DATA / f"{case}.candidate.json").series)
+        groups = {case: (cand, "cancelled baseline, 2x step" if case == "cancelling_terms" else "unchanged")}
+        if case == "sorted_under_load":
+            groups["sorted + quadratic 20%"] = ([_plus_quadratic(s, 0.20) for s in cand], "quadratic 20%")
+        for series, group in groups.values():
+            start = time.perf_counter()
+            result = verdict(compare(base, series, {name: target}, settings=CompareOptions()))
+            seconds = time.perf_counter() - start
+            failing = {f.kernel for f in result.findings if f.severity == "error"}
+            improved = {f.kernel for f in result.findings if f.kind == "improvement"}
+            models = {kc.kernel: kc for kc in result.comparison.kernels}
+            constant = sum(any(km is not None and km.model is not None and km.model.spec.n_terms == 0
+                               for km in (kc.baseline, kc.candidate)) for kc in models.values())
+            target_ = NOT_FAILING if group == "unchanged" else MUST_FAIL
+            row = Row(f"F {case}", group, len(series), len(failing), target_,
+                      "failing" if target_.at_most else "found")
+            print(f"\n  F replay {case}: {title}, target {name}={target:g} (compare+verdict {seconds:.1f} s)")
+            print(row.line())
+            rows.append(row)
+            if case == "cancelling_terms":
+                improvement = Row(f"F {case}", "read as an improvement", len(series), len(improved), Target(0.0, True),
+                                  "improvement")
+                print(improvement.line())
+                rows.append(improvement)
+            print(f"    kernels modeled as constant on a side: {constant} of {len(series)}")
+            for kc in list(models.values())[:args.examples]:
+                formulas = [km.model.formula() if km is not None and km.model is not None else "-"
+                            for km in (kc.baseline, kc.candidate)]
+                kinds = sorted({f"{f.kind}/{f.severity}" for f in result.findings if f.kernel == kc.kernel})
+                print(f"      {kc.kernel}: {formulas[0]}  ->  {formulas[1]}; {', '.join(kinds) or 'no finding'}")
+
+
+def _plus_quadratic(series: Series, share: float) -> Series:
+    """`series` plus c * x^2 worth `share` of the new median at the largest x (added to every repetition)."""
+    x = series.points[:, 0]
+    top = float(np.nanmedian(series.values[np.argmax(x)]))
+    coef = share / (1 - share) * top / float(x.max()) ** 2
+    return replace(series, values=series.values + coef * x[:, None] ** 2)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernels", type=int, default=None,
@@ -353,6 +672,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=4096.0, help="target scale p of the predictions (default 4096)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 200 kernels per comparison")
     parser.add_argument("--examples", type=int, default=3, help="example kernels printed per problem (default 3)")
+    parser.add_argument("--scenarios", default="ABCDEFGHI",
+                        help="scenarios to run, letters of the module docstring (default ABCDEFGHI)")
     args = parser.parse_args(argv)
     count = args.kernels or (200 if args.quick else 1000)
     point_counts = [int(x) for x in args.points.split(",")]
@@ -366,8 +687,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mixed comparison: {MIXED_PLANTED:.0%} planted, {MIXED_SLOWED:.0%} slowed 5%, rest unchanged; "
           f"sparse comparison: {SPARSE_PLANTED:.0%} planted (at least 3), rest unchanged")
     criteria: list[tuple[str, bool, str]] = []
+    rows: list[Row] = []
     timing: tuple[int, float, float, tuple[float, float, float]] | None = None
     for n in point_counts:
+        if set("DEGHI") & set(args.scenarios):
+            print(f"\n== scenarios under real noise, {n} points (p = 2..{2 ** n}) ==")
+            noise_scenarios(args, count, n, np.random.default_rng([args.seed, n]), rows)
+        if not set("ABC") & set(args.scenarios):
+            continue
         p = 2.0 ** np.arange(1, n + 1)
         mixed_kernels = make_kernels(rng, count, MIXED_PLANTED, MIXED_SLOWED, p[-1], f"n{n}m")
         sparse_kernels = make_kernels(rng, count, SPARSE_PLANTED, 0.0, p[-1], f"n{n}s")
@@ -382,6 +709,10 @@ def main(argv: list[str] | None = None) -> int:
         sparse = run_check(sparse_kernels, *sparse_series, args.target)
         report_points(n, mixed, sparse, criteria, args.examples)
 
+    if "F" in args.scenarios:
+        print("\n== F replays of saved measurements (benchmarks/data/) ==")
+        replay_scenario(args, rows)
+
     if timing is not None:
         n, seconds, modeling, load = timing
         scaled = seconds * 1000 / count
@@ -395,6 +726,14 @@ def main(argv: list[str] | None = None) -> int:
         criteria.append((f"compare+verdict on 1,000 kernels within {BUDGET:.0f} s", scaled <= BUDGET,
                          f"{scaled:.1f} s" + (" (scaled from a smaller run)" if count != 1000 else "")))
 
+    if rows:
+        print("\n== scenarios: targets ==")
+        for row in rows:
+            if row.target is None:
+                continue
+            met = row.target.met(row.hits, row.kernels)
+            print(f"  {'met   ' if met else 'MISSED'}  {row.scenario:<22} {row.group:<32} {row.what} "
+                  f"{row.hits}/{row.kernels} {rate(row.hits, row.kernels).strip()}, target {row.target.text()}")
     print("\n== criteria (the issue's bars) ==")
     for name, passed, detail in criteria:
         print(f"  {'PASS' if passed else 'FAIL'}  {name}: {detail}")

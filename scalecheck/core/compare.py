@@ -10,9 +10,15 @@ kernel whose fitted growth did not rise, or that stays within its expectation, a
   choice, in units of each side's noise, against F(1, dof), Bonferroni-corrected for the classes each side chose
   from. Evidence: the bootstrap probability that a resampled candidate grows faster than a resampled baseline; a
   finding needs it to reach the confidence level too.
-- prediction: the ratio candidate / baseline of the predictions at the target scale. Its spread comes from the
-  bootstrap (log ratio, selection re-run on every resample); a finding when the one-sided lower confidence bound
-  exceeds 1 + threshold.
+- prediction: the ratio candidate / baseline of the predictions at the target scale, both in the class that
+  describes both commits at once, unless one commit's data reject that class (then both in that commit's class:
+  a term only one of them shows is not absorbed), or the growth differs (each its own model). Its spread comes
+  from the bootstrap (log ratio, selection re-run on every resample; the semi-deviation below the median, which
+  the few resamples that pick a faster-growing class do not widen); a finding when the one-sided lower
+  confidence bound exceeds 1 + threshold. Also a prediction: the largest scale both commits measured, compared
+  point for point, when the slowdown there rises above the slowdown below it by more than the threshold (a
+  t-test of that rise against the threshold, or round against round): what the models miss at the top of the
+  range is still measured there.
 - expectation: the candidate against the configured growth (also for new kernels): no hypothesis growing at most
   as allowed (including the chosen model capped at the bound) fits its data as well (`_restricted_test`).
 - measured: a slowdown at the measured points themselves (one-sided Mann-Whitney rank test per common point,
@@ -31,7 +37,9 @@ kernel whose fitted growth did not rise, or that stays within its expectation, a
 - improvement: growth or prediction down with the same confidence; reported, never failing.
 
 When a side's repetitions carry their rounds (two rounds or more), its bootstrap draws whole rounds
-(`bootstrap.resample_rounds`), so that the bounds carry the disagreement between rounds.
+(`bootstrap.resample_rounds`), so that the bounds carry the disagreement between rounds; and a prediction's
+spread is at least what rounds disagree by across the comparison's kernels (`_between_rounds`), since a kernel's
+few rounds can agree by chance (all of a candidate's rounds hit by the same kind of burst).
 
 Each kernel draws its resamples from its own generator, seeded by the comparison's seed and the kernel's name, so
 a verdict is reproducible and does not depend on which other kernels were measured.
@@ -52,7 +60,7 @@ from scalecheck.core.bootstrap import (Resampled, capped, common_choice, expecta
                                        resample, resample_rounds, reselect, residual_spread)
 from scalecheck.core.exceedance import ExceedanceOptions, exceedance_tests
 from scalecheck.core.modeler import fit_kernels
-from scalecheck.core.search import FitOptions, PointStats, design, noise_and_penalty, point_stats, score
+from scalecheck.core.search import FitOptions, PointStats, design, noise_and_penalty, outliers, point_stats, score
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.data.growth import exceeds
 from scalecheck.data.measurement import Series, is_time_metric
@@ -61,6 +69,7 @@ from scalecheck.data.spec import Exponents, ModelSpec, format_growth
 from scalecheck.data.verdict import Comparison, Finding, KernelComparison
 
 Key = tuple[str, str]  # (kernel, metric)
+_LAST_SEGMENT = "the measured points of the last segment"  # the basis of `_top_segment_test`'s findings
 
 
 @dataclass(frozen=True)
@@ -140,13 +149,14 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
     in_rounds = [(key, b, c) for key, b, c in common if b.round_count >= 2 and c.round_count >= 2]
     unrounded = [(key, b, c) for key, b, c in common if not (b.round_count >= 2 and c.round_count >= 2)]
     measured = {**_measured_tests(unrounded, settings), **_measured_round_tests(in_rounds, settings)}
+    between = _between_rounds(in_rounds)
     overhead = _exceedance_tests(unrounded, settings)  # its null model needs exchangeable repetitions
     kernels, tests, plain = [], [], []
     for key in list(cand) + [k for k in base if k not in cand]:
         rng = np.random.default_rng([settings.seed, zlib.crc32("\0".join(key).encode())])
         expected = next((e for e in expectations if fnmatch.fnmatchcase(key[0], e.pattern)), None)
         kc, found, other = _compare_kernel(key, base.get(key), cand.get(key), base_models.get(key),
-                                           cand_models.get(key), point, options, settings, expected, rng)
+                                           cand_models.get(key), point, options, settings, expected, rng, between)
         kernels.append(kc)
         tests += found + [t[key] for t in (measured, overhead) if key in t]
         plain += other
@@ -156,8 +166,8 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
 
 def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_model: KernelModel | None,
                     cand_model: KernelModel | None, target: np.ndarray, options: FitOptions,
-                    settings: CompareOptions, expected: Expectation | None,
-                    rng: np.random.Generator) -> tuple[KernelComparison, list[_Test], list[Finding]]:
+                    settings: CompareOptions, expected: Expectation | None, rng: np.random.Generator,
+                    between: float = 0.0) -> tuple[KernelComparison, list[_Test], list[Finding]]:
     present = cand if cand is not None else base
     unit = present.unit if present is not None else ""
     text = expected.text if expected else None
@@ -195,7 +205,7 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
     improved = exceeds(g_b, g_c) and down >= settings.confidence and p_change <= level
     differs = (exceeds(g_c, g_b) and up >= settings.confidence and p_change <= level) or improved
     ratio, bound, upper, p_pred, basis = _prediction(b, c, union, one_b, one_c, boot_b, boot_c, target, differs,
-                                                     settings)
+                                                     settings, len(options.building_blocks), between)
     kc = KernelComparison(*key, unit, "compared", base_model, cand_model, ratio, bound, upper, up, down, text,
                           basis=basis)
     where = ", ".join(f"{k}={v:g}" for k, v in zip(names, target))
@@ -226,6 +236,8 @@ def _compare_kernel(key: Key, base: Series | None, cand: Series | None, base_mod
         was = ", ".join(cp.text() for cp in base_model.change_points) or "none"
         plain.append(replace(template, kind="segmentation", message=f"the trend now changes at {now} (baseline: {was})"))
         tests += _top_segment_test(key, base, cand, cand_model, template, settings)
+    if not any(t.kind == "prediction" and t.finding.evidence.get("basis") == _LAST_SEGMENT for t in tests):
+        tests += _top_point_test(key, base, cand, template, settings)
     return kc, tests, plain
 
 
@@ -256,8 +268,78 @@ def _top_segment_test(key: Key, base: Series, cand: Series, cand_model: KernelMo
                       message=f"{found.finding.ratio:.3g}x the baseline at {name} = {where}, after the change at "
                               f"{last.change_point.text() if last.change_point else 'the last segment'}: too few "
                               "points there to model the new trend, so the measured points are compared",
-                      evidence={**template.evidence, "basis": "the measured points of the last segment"})
+                      evidence={**template.evidence, "basis": _LAST_SEGMENT})
     return [_Test(key, "prediction", found.p_value, finding, found.condition)]
+
+
+def _top_point_test(key: Key, base: Series, cand: Series, template: Finding, settings: CompareOptions
+                    ) -> list[_Test]:
+    """The largest scale both commits measured, compared point for point: a slowdown there beyond the threshold
+    is a regression at scale whatever the models say (a term that shows only at the top of the range, a jump at
+    the top sizes that no segment was found for).
+
+    Only the part of the slowdown that rises toward the top counts: the log ratio candidate / baseline there minus
+    its mean over the other points both measured, so a fixed cost added everywhere, which the models say fades at
+    scale, does not fail here. Null hypothesis: a rise of at most the threshold (as the prediction's is a ratio of
+    at most 1 + threshold). Test: the rise of the mean logs, minus log(1 + threshold), over its standard error,
+    against Student's t. Outlying repetitions are set aside first (`search.outliers`, as the modeling does). The
+    variance of a log repetition is each side's, pooled over the points both measured (the modeling's relative
+    noise, with its degrees of freedom), but never less than the point's own; the standard error adds that of the
+    mean below. For series measured in rounds: the rank test of the rounds' levels at the top point, shifted by
+    the rise below and the margin. It runs only when the rise of the medians exceeds the threshold (only
+    a test that can find something enters the false-discovery adjustment), and reports as a prediction: the
+    measured point closest to the target. A kernel with a growth or prediction finding does not get this one too
+    (`_adjust`).
+    """
+    from scipy import stats
+
+    rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+    shared = [(rows[tuple(p)], j) for j, p in enumerate(cand.points.tolist()) if tuple(p) in rows]
+    if len(shared) < 2 or np.any(cand.points <= 0):
+        return []
+    kept = [np.where(outliers(s.values[None])[0], np.nan, s.values) for s in (base, cand)]
+    logs: list[list[np.ndarray]] = [[], []]  # per side, per shared point: the logs of the repetitions kept
+    medians = []  # per shared point: log of the ratio of the medians (of all repetitions)
+    for i, j in shared:
+        b, c = base.values[i][~np.isnan(base.values[i])], cand.values[j][~np.isnan(cand.values[j])]
+        kb, kc = kept[0][i][~np.isnan(kept[0][i])], kept[1][j][~np.isnan(kept[1][j])]
+        if kb.size < 2 or kc.size < 2 or np.any(b <= 0) or np.any(c <= 0):
+            return []
+        logs[0].append(np.log(kb))
+        logs[1].append(np.log(kc))
+        medians.append(float(np.log(np.median(c) / np.median(b))))
+    dof = sum(x.size - 1 for side in logs for x in side)
+    pooled = [sum(float(np.sum((x - x.mean()) ** 2)) for x in side) / sum(x.size - 1 for x in side) for side in logs]
+    cells = [(medians[k], float(logs[1][k].mean() - logs[0][k].mean()),
+              sum(max(pooled[s], float(np.var(logs[s][k], ddof=1))) / logs[s][k].size for s in (0, 1)), dof)
+             for k in range(len(shared))]  # (log median ratio, mean log ratio, its variance, dof)
+    top = int(np.argmax([float(np.sum(np.log(cand.points[j]))) for _, j in shared]))
+    others = cells[:top] + cells[top + 1:]
+    margin = math.log1p(settings.threshold)
+    below_median = float(np.mean([cell[0] for cell in others]))
+    if cells[top][0] - below_median <= margin:
+        return []
+    i, j = shared[top]
+    below = float(np.mean([cell[1] for cell in others]))
+    b_top = _restricted(base, np.arange(base.points.shape[0]) == i)
+    c_top = _restricted(cand, np.arange(cand.points.shape[0]) == j)
+    if b_top.round_count >= 2 and c_top.round_count >= 2:
+        shifted = replace(c_top, values=c_top.values / math.exp(below_median + margin))
+        found = _measured_round_tests([(key, b_top, shifted)], settings).get(key)
+        if found is None:
+            return []
+        p_value = found.p_value
+    else:
+        spread = math.sqrt(cells[top][2] + sum(cell[2] for cell in others) / len(others) ** 2)
+        statistic = (cells[top][1] - below - margin) / spread if spread > 0 else math.inf
+        p_value = float(stats.t.sf(statistic, cells[top][3]))
+    ratio, rise = math.exp(cells[top][0]), math.exp(cells[top][0] - below_median)
+    where = ", ".join(f"{name}={v:g}" for name, v in zip(cand.parameters, cand.points[j]))
+    finding = replace(template, kind="prediction", ratio=ratio, bound=None,
+                      message=f"{ratio:.3g}x the baseline at {where}, the largest scale both commits measured "
+                              f"({math.exp(below_median):.3g}x below it)",
+                      evidence={**template.evidence, "basis": "the largest measured scale", "rise": round(rise, 4)})
+    return [_Test(key, "top", p_value, finding, True)]
 
 
 def _level_test(key: Key, base: Series, cand: Series, settings: CompareOptions) -> _Test | None:
@@ -492,17 +574,29 @@ def _expectation_test(key: Key, side: _Side, boot: Resampled, expected: Expectat
 
 
 def _prediction(b: _Side, c: _Side, specs: list[ModelSpec], one_b: Resampled, one_c: Resampled,
-                boot_b: Resampled, boot_c: Resampled, target: np.ndarray, differs: bool, settings: CompareOptions
-                ) -> tuple[float | None, float | None, float | None, float, str]:
+                boot_b: Resampled, boot_c: Resampled, target: np.ndarray, differs: bool, settings: CompareOptions,
+                searched: int, between: float = 0.0) -> tuple[float | None, float | None, float | None, float, str]:
     """(ratio, lower bound, upper bound, p-value that the ratio exceeds 1 + threshold, basis) at the target.
 
     When the growth differs (significantly, by the growth test and the bootstrap), each side is predicted with
-    its own model. Otherwise both are predicted with the hypothesis that describes both best at once, on the
-    data and on every pair of resamples: a flip between neighbouring classes (p against p^(2/3) log p), which
-    extrapolation to a large target would turn into a factor of two, is then not mistaken for a slowdown.
+    its own model. Otherwise both are predicted with the hypothesis that describes both best at once
+    (`common_choice`, re-chosen on every pair of resamples): a flip between neighbouring classes (p against
+    p^(2/3) log p), which extrapolation to a large target would turn into a factor of two, is then not mistaken
+    for a slowdown. Unless one side's data reject that hypothesis (`_rejects`: its own choice describes them
+    significantly better): a term that only one commit's data show (a quadratic term worth a few percent at the
+    top of the range, a jump at the top sizes) must not be absorbed by a class chosen for both. Then both sides
+    are predicted with that side's own class, each with its own coefficients, on the data and on every resample,
+    so the ratio compares like with like and the bound carries the uncertainty of the extrapolated term. When
+    both sides reject the common hypothesis, or the other side cannot be fitted in that class (a lead
+    coefficient that is not positive), each side is predicted with its own model, as when the growth differs.
+
+    For series measured in rounds, the spread is at least what the rounds' levels vary by across the comparison
+    (`between`, `_between_rounds`): a kernel whose few rounds happen to agree (all of the candidate's slowed by the
+    same burst of load) cannot claim less disagreement between rounds than the machine shows.
     """
     from scipy import stats
 
+    names = b.fitted.parameters
     if differs:
         at_b = float(b.fitted.predict(target[None])[0])
         at_c = float(c.fitted.predict(target[None])[0])
@@ -510,11 +604,28 @@ def _prediction(b: _Side, c: _Side, specs: list[ModelSpec], one_b: Resampled, on
         basis = "each commit's own model"
     else:
         h = int(common_choice(one_b, one_c)[0])
-        at_b, at_c = float(one_b.predictions[h, 0]), float(one_c.predictions[h, 0])
-        joint = common_choice(boot_b, boot_c)
-        columns = np.arange(joint.size)
-        resampled_b, resampled_c = boot_b.predictions[joint, columns], boot_c.predictions[joint, columns]
-        basis = f"both commits modeled as {specs[h].format(b.fitted.parameters)}"
+        level = 1 - settings.confidence
+        rejects_b, rejects_c = (_rejects(one, h, searched) <= level for one in (one_b, one_c))
+        shared, other = None, one_b
+        if rejects_c != rejects_b:  # one side's class, fitted to the other side too
+            shared, other = (int(one_c.chosen[0]), one_b) if rejects_c else (int(one_b.chosen[0]), one_c)
+        if (rejects_b and rejects_c) or (shared is not None and not np.isfinite(other.wrss[shared, 0])):
+            # neither class describes both commits: each its own model, re-selected on every resample
+            at_b, at_c = float(one_b.prediction[0]), float(one_c.prediction[0])
+            resampled_b, resampled_c = boot_b.prediction, boot_c.prediction
+            basis = "each commit's own model"
+        elif shared is not None:
+            # one commit's data need their own class (a term the other's do not show): both in that class
+            at_b, at_c = float(one_b.predictions[shared, 0]), float(one_c.predictions[shared, 0])
+            resampled_b, resampled_c = boot_b.predictions[shared], boot_c.predictions[shared]
+            whose = "candidate" if rejects_c else "baseline"
+            basis = f"both commits modeled as {specs[shared].format(names)}, the {whose}'s model"
+        else:
+            at_b, at_c = float(one_b.predictions[h, 0]), float(one_c.predictions[h, 0])
+            joint = common_choice(boot_b, boot_c)
+            columns = np.arange(joint.size)
+            resampled_b, resampled_c = boot_b.predictions[joint, columns], boot_c.predictions[joint, columns]
+            basis = f"both commits modeled as {specs[h].format(names)}"
     if not (at_b > 0 and at_c > 0):
         return None, None, None, 1.0, basis
     with np.errstate(all="ignore"):
@@ -522,17 +633,83 @@ def _prediction(b: _Side, c: _Side, specs: list[ModelSpec], one_b: Resampled, on
     logs = logs[np.isfinite(logs)]
     if logs.size < max(2, resampled_b.size // 2):
         return at_c / at_b, None, None, 1.0, basis
-    estimate, spread = math.log(at_c / at_b), float(np.std(logs, ddof=1))
+    estimate = math.log(at_c / at_b)
+    low, high = _tail_spreads(logs)
     factor, dof = _few_rounds(b, c)
-    spread *= factor
+    low, high = low * factor, high * factor
+    if dof is not None and between > 0:
+        counts = _round_counts(b, c)
+        floor = math.sqrt(between * sum(1 / k for k in counts)) if len(counts) == 2 else 0.0
+        low, high = max(low, floor), max(high, floor)
     law = stats.norm if dof is None else stats.t(dof)
     z = float(law.ppf(settings.confidence))
     margin = math.log1p(settings.threshold)
-    if spread > 0:
-        p_value = float(law.sf((estimate - margin) / spread))
+    if low > 0:
+        p_value = float(law.sf((estimate - margin) / low))
     else:
         p_value = 0.0 if estimate > margin else 1.0
-    return (math.exp(estimate), math.exp(estimate - z * spread), math.exp(estimate + z * spread), p_value, basis)
+    return (math.exp(estimate), math.exp(estimate - z * low), math.exp(estimate + z * high), p_value, basis)
+
+
+def _tail_spreads(logs: np.ndarray) -> tuple[float, float]:
+    """(lower, upper) spread of the resampled log ratios: their semi-deviations below and above the median,
+    sqrt(2 mean(min(0, x - median)^2)) and the same above (the standard deviation for a symmetric law).
+
+    An extrapolation's resamples are skewed: the few that select a faster-growing class reach far above the rest.
+    A one-sided bound below needs the spread below; a standard deviation would let that upper tail widen it, and
+    hide a regression whose every resample is slower than the threshold. Unlike quantiles, the semi-deviations
+    stay as wide as the standard deviation on the few distinct values a bootstrap of two or three rounds gives.
+    """
+    deviation = logs - float(np.median(logs))
+    below, above = np.minimum(deviation, 0.0), np.maximum(deviation, 0.0)
+    return float(np.sqrt(2 * np.mean(below**2))), float(np.sqrt(2 * np.mean(above**2)))
+
+
+def _rejects(one: Resampled, common: int, searched: int) -> float:
+    """p-value that one side's own choice describes its data better than the `common` hypothesis does.
+
+    Test: the common hypothesis's extra weighted residual over the side's own choice, in units of the side's noise,
+    against F(1, dof) (chi^2(1) without repetitions); the side's choice is the best of `searched` candidate terms,
+    so the p-value is multiplied by `searched` (Bonferroni, as in `_change_test`). A common hypothesis not
+    eligible on this side (inf residual) is rejected.
+    """
+    from scipy import special
+
+    own = int(one.chosen[0])
+    if own == common:
+        return 1.0
+    with np.errstate(invalid="ignore"):
+        gain = float((one.wrss[common, 0] - one.wrss[own, 0]) / one.noise[0])
+    gain = 0.0 if math.isnan(gain) else max(gain, 0.0)
+    dof = int(one.dof[0])
+    p_value = float(special.fdtrc(1.0, dof, gain) if dof > 0 else special.chdtrc(1.0, gain))
+    return min(1.0, p_value * searched)
+
+
+def _round_counts(b: _Side, c: _Side) -> list[int]:
+    """Rounds of each side that has them."""
+    return [int(np.unique(s.rounds[~np.isnan(s.rounds)]).size) for s in (b, c) if s.rounds is not None]
+
+
+def _between_rounds(pairs: Sequence[tuple[Key, Series, Series]]) -> float:
+    """The variance of a round's log level between the rounds of one side, averaged over every side of `pairs`
+    with two rounds or more (0 without such sides): how much the machine moves a whole round.
+
+    Each kernel's own estimate rests on a few rounds (the variance of 3 rounds has 2 degrees of freedom, and is
+    near 0 in a tenth of the kernels); bursts of load hit whichever kernel is running, so the comparison's kernels
+    together tell how far rounds disagree. The mean, not the median, of the kernels' variances: it is unbiased for
+    the average variance, which the median of a few degrees of freedom is not.
+    """
+    variances = []
+    for _, base, cand in pairs:
+        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+        shared = [(rows[tuple(p)], j) for j, p in enumerate(cand.points.tolist()) if tuple(p) in rows]
+        if not shared:
+            continue
+        for levels in _round_levels(base, cand, shared):
+            if levels.size >= 2:
+                variances.append(float(np.var(levels, ddof=1)))
+    return float(np.mean(variances)) if variances else 0.0
 
 
 def _few_rounds(b: _Side, c: _Side) -> tuple[float, int | None]:
@@ -543,7 +720,7 @@ def _few_rounds(b: _Side, c: _Side) -> tuple[float, int | None]:
     sqrt(R / (R - 1)) of the side with fewer rounds and the quantile taken from Student's t with the rounds'
     degrees of freedom, sum(R - 1), as for a mean of R values. (1, None) without rounds.
     """
-    counts = [int(np.unique(s.rounds[~np.isnan(s.rounds)]).size) for s in (b, c) if s.rounds is not None]
+    counts = _round_counts(b, c)
     if not counts:
         return 1.0, None
     return math.sqrt(max(k / (k - 1) for k in counts)), sum(k - 1 for k in counts)
@@ -678,8 +855,8 @@ def _exceedance_tests(pairs: Sequence[tuple[Key, Series, Series]], settings: Com
 def _adjust(tests: list[_Test], settings: CompareOptions) -> list[Finding]:
     """Findings whose test survives the Benjamini-Hochberg adjustment over all tests and whose condition holds.
 
-    A measured slowdown or an overhead is not repeated for a kernel that already has a growth or prediction
-    finding: a kernel that got slower at scale also exceeds the baseline everywhere.
+    A measured slowdown, an overhead or a slowdown at the largest measured scale is not repeated for a kernel that
+    already has a growth or prediction finding: a kernel that got slower at scale also exceeds the baseline there.
     """
     if not tests:
         return []
@@ -691,7 +868,7 @@ def _adjust(tests: list[_Test], settings: CompareOptions) -> list[Finding]:
     explained = {t.key for t, _ in kept if t.kind in ("growth", "prediction")}
     out = []
     for t, q in kept:
-        if t.kind in ("measured", "overhead") and t.key in explained:
+        if t.kind in ("measured", "overhead", "top") and t.key in explained:
             continue
         f = t.finding
         out.append(replace(t.finding, p_value=t.p_value, q_value=q))

@@ -63,10 +63,13 @@ def test_planted_growth_survives_a_machine_difference(before, after, growth, rng
                          settings=FAST)
     found = {f.kind: f for f in verdict(comparison, machines_differ="the machines differ").findings}
     truth = (after(P[-1]) / before(P[-1])) / (after(P[0]) / before(P[0])) * 1.15
-    assert found["growth"].severity == "error" and found["growth"].held == ""
-    assert found["growth"].rise == pytest.approx(truth, rel=0.1)
-    assert found["growth"].span == pytest.approx(128.0)
-    assert found["prediction"].severity == "error" and found["prediction"].held == ""  # it rises the same way
+    # the prediction rises the same way; the growth test may not separate nested classes (log p within
+    # log p + p^(2/3) log2(p)^2), but whichever finding is made fails the build, and is not held back
+    assert "prediction" in found
+    for kind in set(found) & {"growth", "prediction"}:
+        assert found[kind].severity == "error" and found[kind].held == ""
+        assert found[kind].rise == pytest.approx(truth, rel=0.1)
+        assert found[kind].span == pytest.approx(128.0)
 
 
 def test_a_smaller_cache_is_held_back_across_machines_and_fails_on_one_machine(rng: np.random.Generator) -> None:
@@ -335,3 +338,137 @@ def test_a_jump_at_the_top_sizes_too_short_to_model_fails_the_build() -> None:
     assert failures[0].message.startswith("1.97x the baseline at p = 256, after the change at between p=128 and ")
     assert failures[0].evidence["basis"] == "the measured points of the last segment"
     assert not [f for f in outcome.failures if f.kernel != "k"]
+
+
+# The CI check's decisions under real noise (benchmarks/check_quality.py, scenarios D-H): one fixed case each.
+
+def test_a_twofold_step_at_the_top_two_sizes_fails_the_build() -> None:
+    """Flat kernels twice as slow at p = 128 and 256: whether or not a change point is found, the largest scale both
+    commits measured is compared point for point (or the candidate's own model predicts), and the build fails."""
+    rng = np.random.default_rng(8)  # two of these steps passed when only a change point could catch them
+    flats = [series(lambda p, c=c: c + 0 * p, rng, f"k{i}") for i, c in enumerate(rng.uniform(1, 100, 12))]
+    steps = [series(lambda p, c=float(s.values[0, 0]): np.where(p >= 128, 2 * c, c), rng, s.kernel) for s in flats]
+    others = [[series(lambda p: 1 + 0.1 * p, rng, f"o{i}") for i in range(20)] for _ in range(2)]
+    growth = _planted(rng, 10)
+    outcome = verdict(compare([*flats, *others[0], *growth[0]], [*steps, *others[1], *growth[1]], TARGET))
+    failing = {f.kernel for f in outcome.failures}
+    assert failing == {s.kernel for s in steps + growth[1]}
+
+
+def test_the_largest_measured_scale_is_compared_point_for_point(rng: np.random.Generator) -> None:
+    """A kernel 1.25x slower at its largest measured size only: a test of that point, reported as a prediction, and
+    not repeated when a model-based prediction finding already explains the kernel."""
+    from scalecheck.core.compare import _top_point_test
+
+    flat = series(lambda p: 5 + 0 * p, rng, noise=0.02)
+    top = series(lambda p: np.where(p == 256, 6.25, 5.0), rng, noise=0.02)
+    (test,) = _top_point_test(("k", "time"), flat, top, Finding("k", "time", "growth", ""), CompareOptions())
+    assert test.kind == "top" and test.condition and test.p_value < 1e-3
+    assert test.finding.kind == "prediction" and test.finding.ratio == pytest.approx(1.25, rel=0.05)
+    assert "x the baseline at p=256, the largest scale both commits measured (1" in test.finding.message
+    assert _top_point_test(("k", "time"), flat, flat, Finding("k", "time", "growth", ""), CompareOptions()) == []
+    slower = series(lambda p: 6.25 + 0 * p, rng, noise=0.02)  # 1.25x everywhere: not a rise toward the top
+    assert _top_point_test(("k", "time"), flat, slower, Finding("k", "time", "growth", ""), CompareOptions()) == []
+    outcome = verdict(compare([flat], [top], TARGET, settings=FAST))
+    predictions = [f for f in outcome.failures if f.kind == "prediction"]
+    assert [f.evidence["basis"] for f in predictions] == ["each commit's own model"]  # not repeated for the point
+
+
+FAMILIES = {"log": (lambda p: 2 + 0.5 * np.log2(p)), "linear": (lambda p: 3 + 0.05 * p),
+            "n_log_n": (lambda p: 4 + 0.01 * p * np.log2(p)), "p_1_5": (lambda p: 5 + 0.05 * p**1.5),
+            "sqrt_and_p_1_5": (lambda p: 12 + 4 * p**0.5 + 0.03 * p**1.5)}
+
+
+def _planted(rng: np.random.Generator, count: int) -> tuple[list[Series], list[Series]]:
+    """`count` kernels whose growth rose from p to p^1.5: the true discoveries beside which a comparison's
+    false-discovery adjustment lets other findings through."""
+    before, after, _ = PLANTED["p to p^1.5"]
+    return ([series(before, rng, f"g{i}") for i in range(count)], [series(after, rng, f"g{i}") for i in range(count)])
+
+
+def test_a_quadratic_term_worth_20_percent_at_the_top_fails_the_build() -> None:
+    """Functions of five families, and the same plus c2 p^2 worth 20% of the candidate's total at p = 256 (8
+    points, 5% noise), beside unchanged kernels and planted growth changes: a class chosen for both commits used to
+    absorb the term (two of these 20 passed); now at most one passes (the bar: 95%), and no unchanged kernel
+    fails."""
+    rng = np.random.default_rng(5)
+    base, cand = _planted(rng, 10)
+    for name, before in FAMILIES.items():
+        c2 = 0.20 / 0.80 * before(256.0) / 256.0**2
+        for i in range(4):
+            base.append(series(before, rng, f"{name}{i}"))
+            cand.append(series(lambda p, f=before, c2=c2: f(p) + c2 * p**2, rng, f"{name}{i}"))
+            base.append(series(before, rng, f"unchanged_{name}{i}"))
+            cand.append(series(before, rng, f"unchanged_{name}{i}"))
+    outcome = verdict(compare(base, cand, TARGET))
+    failing = {f.kernel for f in outcome.failures}
+    quadratic = {s.kernel for s in cand if not s.kernel.startswith(("unchanged", "g"))}
+    assert not {s.kernel for s in cand if s.kernel.startswith("unchanged")} & failing
+    assert len(quadratic - failing) <= 1
+
+
+def test_an_unchanged_kernel_whose_rounds_all_met_a_burst_does_not_fail() -> None:
+    """Three rounds of two repetitions a side; each round of each kernel 30% slower with probability 0.3 (a burst of
+    load at every size). Kernel 'k' had all three candidate rounds slowed and no baseline round: its rounds agree,
+    but the comparison's kernels show how far rounds disagree on this machine, and the build does not fail."""
+    rng = np.random.default_rng(7)
+    linear = (lambda p: 1 + 0.1 * p)
+
+    def measured(name: str, levels: list[float]) -> Series:
+        return Series(name, "time", ("p",), P[:, None], *_rounds_values(levels, rng, linear))
+
+    bursts = rng.random((2, 40, 3)) < 0.3
+    base = [measured(f"o{i}", list(np.where(bursts[0, i], 1.3, 1.0))) for i in range(40)]
+    cand = [measured(f"o{i}", list(np.where(bursts[1, i], 1.3, 1.0))) for i in range(40)]
+    base.append(measured("k", [1.0, 1.0, 1.0]))
+    cand.append(measured("k", [1.3, 1.3, 1.3]))
+    growth = _planted(rng, 10)
+    outcome = verdict(compare(base + growth[0], cand + growth[1], TARGET))
+    assert {f.kernel for f in outcome.failures} == {s.kernel for s in growth[1]}
+
+
+def _rounds_values(levels: list[float], rng: np.random.Generator, function: Callable[[np.ndarray], np.ndarray],
+                   reps: int = 2) -> tuple[np.ndarray, str, None, np.ndarray]:
+    """(values, unit, source, rounds) of a series measured in rounds whose round k is levels[k] times as slow."""
+    values = np.hstack([function(P)[:, None] * level * (1 + 0.05 * rng.standard_normal((P.size, reps)))
+                        for level in levels])
+    rounds = np.hstack([np.full((P.size, reps), k + 1.0) for k in range(len(levels))])
+    return values, "", None, rounds
+
+
+# A flat kernel (10 units, 5% noise) that the model search once described as 10.17 + 7.9e-06 p^(5/2) - 2.1e-06
+# p^2 log2(p)^2, two cancelling terms (benchmarks/data/cancelling_terms.baseline.json, kernel cancel/1), and its
+# candidate, twice as slow at p = 128 and 256 (with two outlying repetitions at 256).
+CANCELLED_BASELINE = [[10.74, 10.43, 10.69, 10.26, 10.31], [10.39, 10.67, 10.26, 9.97, 10.26],
+                      [10.14, 10.87, 9.43, 9.81, 9.9], [10.37, 9.41, 10.05, 10.15, 10.22],
+                      [9.93, 10.45, 9.82, 9.47, 10.3], [10.18, 10.51, 10.09, 9.91, 9.92],
+                      [9.58, 10.32, 9.43, 10.09, 10.22], [9.36, 9.91, 9.43, 9.37, 9.52]]
+STEPPED_CANDIDATE = [[10.45, 10.91, 10.04, 10.98, 10.12], [10.23, 10.0, 10.27, 9.79, 10.25],
+                     [9.67, 10.66, 8.84, 10.32, 9.99], [10.37, 10.05, 9.78, 9.89, 9.77],
+                     [10.29, 9.99, 10.57, 9.6, 9.94], [10.48, 10.32, 9.79, 9.3, 10.2],
+                     [20.86, 19.67, 21.01, 19.01, 18.61], [20.38, 21.99, 20.51, 154.38, 87.55]]
+
+
+def test_a_flat_baseline_modeled_with_cancelling_terms_is_not_an_improvement_over_a_step() -> None:
+    """The baseline's model grew as p^(5/2) through two cancelling terms, so a candidate twice as slow at the top
+    sizes read as an improvement. Whatever the baseline's model, the step fails the build and nothing improved."""
+    base = Series("k", "time", ("p",), P[:, None], np.array(CANCELLED_BASELINE))
+    cand = Series("k", "time", ("p",), P[:, None], np.array(STEPPED_CANDIDATE))
+    outcome = verdict(compare([base], [cand], TARGET))
+    assert outcome.failed
+    assert not [f for f in outcome.findings if f.kind == "improvement"]
+    assert "prediction" in {f.kind for f in outcome.failures}
+
+
+def test_tail_spreads_of_a_skewed_resample_distribution() -> None:
+    """Resampled log ratios with a long upper tail (a few resamples select a faster-growing class): the spread below
+    the median is that of the bulk, not the standard deviation the tail inflates."""
+    from scalecheck.core.compare import _tail_spreads
+
+    rng = np.random.default_rng(1)
+    logs = np.concatenate([rng.normal(1.0, 0.1, 180), rng.normal(4.0, 0.5, 20)])
+    low, high = _tail_spreads(logs)
+    assert low == pytest.approx(0.1, rel=0.25)
+    assert high > 5 * low and float(np.std(logs)) > 5 * low
+    three = np.repeat([0.0, 1.0, 2.0], [50, 100, 50])  # a bootstrap of two rounds: a few distinct values
+    assert _tail_spreads(three) == pytest.approx((float(np.std(three)), float(np.std(three))))
