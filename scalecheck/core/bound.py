@@ -15,6 +15,19 @@ Three outcomes, so that a caller can measure more instead of guessing:
   machine bends a short series. For times (`tolerance` 1/8, `floor` 2) a failure needs (b / a)^(1/8) and at
   least 2x: 2.4x over three decades, which such effects do not reach; a growth a polynomial step above the bound
   does (n^2 against n^1.5 over three decades: 32x), a single log factor often does not (inconclusive).
+  With per-point machine factors M (`machine`: how much dearer per byte this machine is at each point than at the
+  smallest, from a reference operation of linear cost timed beside the kernel), the rise of f / g from its lowest
+  point to the largest is divided by the rise of M between the same points: the memory hierarchy of this machine
+  does not count as growth. Each factor must be >= 1. The rise is read both
+  from the model and from the measured per-point aggregates, and the smaller counts: a model bent at the top by a
+  stray point (a busy machine) does not fail a bound that the measurements keep. Conversely a model within the
+  bound does not make it "within" when the measurements themselves rise as much as a failure needs (the model
+  does not describe them): that is inconclusive.
+- A failure must also hold on each half of the rounds (series with rounds, 4 rounds or more; the first half and
+  the second half in time): refitted on that half alone, the model still grows faster than the bound, the
+  restricted test still rejects the bound and the rise still reaches `needed`. A burst of load slowing a stretch
+  of rounds lands in one half, and the other half does not confirm it: the outcome is inconclusive (measure
+  more), not a failure. Series without rounds skip this check; their bootstrap resamples repetitions.
 - inconclusive: neither; more repetitions or a wider range of sizes would tell.
 
 It is the same modeling (`fit_kernels`, segmentation included: a segmented kernel is judged on its last segment,
@@ -36,9 +49,9 @@ from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.data.growth import exceeds
-from scalecheck.data.measurement import Series
+from scalecheck.data.measurement import AGGREGATES, Series
 from scalecheck.data.outcome import FittedModel, KernelModel
-from scalecheck.data.spec import Exponents
+from scalecheck.data.spec import Exponents, ModelSpec
 
 OUTCOMES = ("within", "exceeds", "inconclusive", "unmodeled")
 
@@ -74,16 +87,30 @@ class BoundCheck:
     needed: float  # the rise a failure needs over these sizes
     above: bool = False  # the fitted growth is above the bound (whatever the evidence)
     note: str = ""
+    machine: float = 1.0  # the machine factor at the largest point, by which the rise there was divided
+    halves: bool | None = None  # the excess held on each half of the rounds (None: not checked)
 
 
 def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOptions = FitOptions(),
                 settings: BoundOptions = BoundOptions(),
-                segmentation: SegmentOptions | None = SegmentOptions()) -> BoundCheck:
+                segmentation: SegmentOptions | None = SegmentOptions(),
+                machine: np.ndarray | None = None) -> BoundCheck:
     """Decide whether `series` grows no faster than `bound` (exponents per parameter, `growth.parse_growth`).
 
+    Parameters
+    ----------
+    machine : ndarray, shape (n,), optional
+        Per point of `series.points`, the machine factor (>= 1) the cost per unit of the bound is divided by
+        before its rise is read (module docstring); None: 1 everywhere.
+
     Cost: one `fit_kernels` call and one re-selection over about 10-20 hypotheses on `settings.resamples`
-    resamples, a few tens of milliseconds.
+    resamples, a few tens of milliseconds; a failure with rounds adds two more fits (its halves).
     """
+    if machine is not None:
+        machine = np.asarray(machine, dtype=float)
+        if machine.shape != (series.points.shape[0],) or not np.all(machine >= 1):
+            raise ValueError(f"machine must hold one factor >= 1 per point, shape ({series.points.shape[0]},), "
+                             f"got {machine.tolist()}")
     model = fit_kernels([series], options, segmentation)[0]
     if not model.ok:
         return BoundCheck("unmodeled", model, None, None, 0.0, 1.0, 1.0, 1.0, note=model.note)
@@ -98,36 +125,117 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
     compare_settings = CompareOptions(confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed)
     _, boot = _bootstrap(side, hypotheses(specs, side.points, far), far, options, compare_settings, rng)
     within = float(np.mean([not exceeds(g, bound) for g in boot.growth(names)]))
-    rise, needed = _rise(side.fitted, side.points, bound, settings.share, settings.tolerance)
+    factors = _at(series, side.points, machine)
+    rises, needed = _rise(side, bound, settings.share, settings.tolerance, factors, options)
+    rise, observed = min(rises), rises[1]
     needed = max(needed, settings.floor)
+    top = float(factors[int(np.argmax(np.prod(side.points, axis=1)))])
     if not exceeds(growth, bound):
         outcome = "within" if within >= settings.confidence else "inconclusive"
-        return BoundCheck(outcome, model, growth, side.fitted, within, 1.0, rise, needed)
+        note = ""
+        if outcome == "within" and observed >= needed:
+            outcome = "inconclusive"  # the model is within the bound, but the measurements themselves are not
+            note = (f"the measured cost per unit of the bound rises {observed:.3g}x over the measured sizes, as much "
+                    f"as a failure needs, while the model within the bound says it does not: the model does not "
+                    f"describe the measurements")
+        return BoundCheck(outcome, model, growth, side.fitted, within, 1.0, observed if note else rise, needed,
+                          note=note, machine=top)
     p_value = _restricted_test(side, list(boot.specs), bound, options)
     decided = p_value <= 1 - settings.confidence and 1 - within >= settings.confidence and rise >= needed
+    halves = None
+    note = ""
+    if decided and series.round_count >= 4:
+        halves = all(_confirms(half, bound, options, settings, segmentation, machine, list(boot.specs))
+                     for half in _halves(series))
+        if not halves:
+            decided = False
+            note = ("the excess does not hold on both halves of the rounds (a burst of load while measuring?): "
+                    "measure more")
     return BoundCheck("exceeds" if decided else "inconclusive", model, growth, side.fitted, within, p_value, rise,
-                      needed, above=True)
+                      needed, above=True, note=note, machine=top, halves=halves)
 
 
-def _rise(fitted: FittedModel, points: np.ndarray, bound: Mapping[str, Exponents], share: float,
-          tolerance: float) -> tuple[float, float]:
-    """(rise, needed): the model over the bound (f / g) at the largest point against its lowest value over the
-    points; `share` of one log factor across the points' sizes (the product of the parameters), or their ratio to
-    the power `tolerance`, whichever is larger."""
-    names = fitted.parameters
+def _at(series: Series, points: np.ndarray, machine: np.ndarray | None) -> np.ndarray:
+    """The machine factors of `points` (a subset of the series' points), shape (len(points),)."""
+    if machine is None:
+        return np.ones(points.shape[0])
+    rows = {tuple(p): i for i, p in enumerate(series.points.tolist())}
+    return np.array([machine[rows[tuple(p)]] for p in points.tolist()], dtype=float)
+
+
+def _halves(series: Series) -> list[tuple[Series, np.ndarray]]:
+    """`series` restricted to the first and to the second half of its rounds (in the order of their numbers),
+    each with the rows it keeps (values packed to the left, NaN-padded)."""
+    assert series.rounds is not None
+    ids = np.unique(series.rounds[~np.isnan(series.rounds)])
+    out = []
+    for half in (ids[: ids.size // 2], ids[ids.size // 2:]):
+        mask = np.isin(series.rounds, half) & ~np.isnan(series.values)
+        rows = np.flatnonzero(mask.any(axis=1))
+        width = int(mask.sum(axis=1).max())
+        values = np.full((rows.size, width), np.nan)
+        rounds = np.full((rows.size, width), np.nan)
+        for k, row in enumerate(rows):
+            kept = mask[row]
+            values[k, : kept.sum()] = series.values[row][kept]
+            rounds[k, : kept.sum()] = series.rounds[row][kept]
+        out.append((Series(series.kernel, series.metric, series.parameters, series.points[rows], values, series.unit,
+                           series.source, rounds), rows))
+    return out
+
+
+def _confirms(half: tuple[Series, np.ndarray], bound: Mapping[str, Exponents], options: FitOptions,
+              settings: BoundOptions, segmentation: SegmentOptions | None, machine: np.ndarray | None,
+              specs: list[ModelSpec]) -> bool:
+    """Whether one half of the rounds alone shows the excess: a model above the bound, the restricted test
+    rejecting the bound, and the rise reaching what a failure needs."""
+    series, rows = half
+    if series.points.shape[0] < 3:
+        return False
+    model = fit_kernels([series], options, segmentation)[0]
+    if not model.ok:
+        return False
+    side = _side(series, model, options)
+    if not exceeds(side.fitted.growth(), bound):
+        return False
+    factors = _at(series, side.points, None if machine is None else machine[rows])
+    rises, needed = _rise(side, bound, settings.share, settings.tolerance, factors, options)
+    if min(rises) < max(needed, settings.floor):
+        return False
+    return _restricted_test(side, specs, bound, options) <= 1 - settings.confidence
+
+
+def _rise(side: _Side, bound: Mapping[str, Exponents], share: float, tolerance: float, factors: np.ndarray,
+          options: FitOptions) -> tuple[tuple[float, float], float]:
+    """((of the model, of the measurements), needed): the cost over the bound (f / g) at the largest point against
+    its lowest value over the points, divided by how much the machine factor rose between those two points, read
+    from the model and from the measured per-point aggregates; `share` of one log factor across the points' sizes
+    (the product of the parameters), or their ratio to the power `tolerance`, whichever is larger.
+
+    The machine's rise is taken between the same two points, not point by point (f / (g M) at its lowest): a
+    function whose cost steps up one size later than the reference's (its output outgrowing a cache, say) would
+    otherwise show a dip of f / (g M) just before its own step, and the step would count against it."""
+    points = side.points
+    names = side.fitted.parameters
     g = np.ones(points.shape[0])
     for k, name in enumerate(names):
         i, j = bound.get(name, (0, 0))
         x = points[:, k]
         g = g * x ** float(i) * np.log2(np.maximum(x, 2.0)) ** float(j)
-    with np.errstate(all="ignore"):
-        h = fitted.predict(points) / g
+    observed = AGGREGATES.get(options.aggregate, np.nanmedian)(side.values, axis=1)
     size = np.prod(points, axis=1)
     top = int(np.argmax(size))
-    low = float(np.min(h))
-    rise = float(h[top] / low) if low > 0 and math.isfinite(float(h[top])) else math.inf
+    rises = []
+    for f in (side.fitted.predict(points), observed):
+        with np.errstate(all="ignore"):
+            h = f / g
+        if np.all(np.isnan(h)):
+            rises.append(math.inf)
+            continue
+        lowest = int(np.nanargmin(h))
+        low = float(h[lowest])
+        machine = float(factors[top] / factors[lowest])  # how much dearer the machine got over the same sizes
+        rises.append(float(h[top] / low) / machine if low > 0 and math.isfinite(float(h[top])) else math.inf)
     logs = np.log2(np.maximum(size, 2.0))
     needed = max(float((np.max(logs) / np.min(logs)) ** share), float((np.max(size) / np.min(size)) ** tolerance))
-    return rise, needed
-
-
+    return (rises[0], rises[1]), needed

@@ -89,7 +89,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--scalecheck-budget", type=float, metavar="SECONDS", default=None,
                     help="seconds each measurement may take: the plugin picks sizes and repetitions to fit "
                          f"(ini: scalecheck_budget; default {_DEFAULT_BUDGET:g}); inconclusive evidence may take "
-                         "up to two budgets more")
+                         "up to two budgets more; a measurement past 3 budgets stops and is not judged (a warning)")
     group.addoption("--scalecheck-save", metavar="FILE", default=None,
                     help="write every measurement of the session to FILE in scalecheck's JSON format, for "
                          "`scalecheck check` (one file per set of parameter names: FILE, or FILE with the "

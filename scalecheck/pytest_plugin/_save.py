@@ -39,7 +39,8 @@ def save(path: Path, records: Sequence[dict[str, Any]]) -> list[str]:
         builder = RunBuilder(names, target)
         for index, record in enumerate(by_names[names]):
             builder.add(record["kernel"], record["metric"], [float(record["point"][n]) for n in names],
-                        record["values"], Location(target, record=str(index + 1)), record["unit"])
+                        record["values"], Location(target, record=str(index + 1)), record["unit"],
+                        record.get("rounds"))
         meta = {"source": "pytest", "machine": machine} | python
         try:
             write_atomic(target, dumps_run(builder.build(), meta))

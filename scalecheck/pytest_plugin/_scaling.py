@@ -20,11 +20,14 @@ from scalecheck.core.search import FitOptions
 from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Series
 from scalecheck.data.spec import format_growth
-from scalecheck.pytest_plugin._measure import Measured, Measurer, Sizes
+from scalecheck.pytest_plugin._machine import MachineFactors, machine_factors
+from scalecheck.pytest_plugin._measure import OVER_BUDGET, Measured, Measurer, Sizes
 
 TIME_RULE = {"tolerance": 1 / 8, "floor": 2.0}  # times: a failure needs an excess of 2x and (b / a)^(1/8)
 T = TypeVar("T")
 EXTENSIONS = 2  # inconclusive evidence: measure up to this many budgets more before deciding
+EXTEND_WITHIN = 1.5  # a measurement that took more than this many budgets is not extended
+HOPELESS = 1.5  # nor one whose rise is this many times short of a failure's (more of the same sizes won't move it)
 
 
 def _usage(message: str) -> NoReturn:
@@ -73,8 +76,12 @@ class Recorder:
         for kernel, m in self.measured.items():
             for point, values in m.values.items():
                 if values:
-                    out.append({"kernel": kernel, "metric": m.metric, "unit": m.unit,
-                                "point": dict(zip(m.parameters, point)), "values": list(values)})
+                    record = {"kernel": kernel, "metric": m.metric, "unit": m.unit,
+                              "point": dict(zip(m.parameters, point)), "values": list(values)}
+                    rounds = m.rounds.get(point, [])
+                    if len(rounds) == len(values):
+                        record["rounds"] = list(rounds)
+                    out.append(record)
         return out
 
 
@@ -138,47 +145,96 @@ class ScalingResult:
         points = sorted(p for p, v in m.values.items() if v)
         width = max(len(m.values[p]) for p in points)
         values = np.full((len(points), width), np.nan)
+        rounds = np.full((len(points), width), np.nan)
         for row, point in enumerate(points):
             values[row, : len(m.values[point])] = m.values[point]
-        return Series(self.kernel, m.metric, m.parameters, np.array(points, dtype=float), values, m.unit)
+            if len(m.rounds.get(point, [])) == len(m.values[point]):
+                rounds[row, : len(m.values[point])] = m.rounds[point]
+        known = bool(np.all(np.isnan(rounds) == np.isnan(values)))  # every value's round, or none are used
+        return Series(self.kernel, m.metric, m.parameters, np.array(points, dtype=float), values, m.unit,
+                      rounds=rounds if known and m.rounds else None)
 
-    def assert_no_worse_than(self, bound: str) -> BoundCheck:
+    @property
+    def machine(self) -> MachineFactors | None:
+        """This machine's factors at the measured points (time only; None without a reference)."""
+        return machine_factors(self.measured) if self.measured.metric == "time" else None
+
+    def _check(self, growth: Mapping[str, Any], fit: FitOptions, options: BoundOptions) -> BoundCheck:
+        series = self.series
+        machine = self.machine
+        factors = None
+        if machine is not None:
+            factors = np.array([machine.factors.get(tuple(p), 1.0) for p in series.points.tolist()])
+        return check_bound(series, growth, fit, options, machine=factors)
+
+    def _not_judged(self, bound: str) -> None:
+        """The measurement stopped over its budget: pass with a warning, or fail under --scalecheck-strict."""
+        m = self.measured
+        over = (f"more than {OVER_BUDGET:g}x the budget of {self._budget:g} s" if m.seconds > OVER_BUDGET * self._budget
+                else f"with a budget of {self._budget:g} s")
+        text = (f"scalecheck: {self.kernel}: bound {bound} not judged: measuring took {m.seconds:.1f} s, {over}, and "
+                f"stopped after {m.stopped}; raise the budget (--scalecheck-budget SECONDS, or budget=SECONDS) or "
+                f"lower the sizes")
+        if self._settings.strict:
+            pytest.fail(text, pytrace=False)
+        warnings.warn(ScalingInconclusiveWarning(text), stacklevel=3)
+
+    def assert_no_worse_than(self, bound: str) -> BoundCheck | None:
         """Fail the test unless the measured function grows no faster than `bound` ('n log n', 'O(n^2)', ...).
 
         Passes when the growth is within the bound with the session's confidence. When the evidence is
         inconclusive it measures more (up to two more budgets); still inconclusive, the test passes with a
         `ScalingInconclusiveWarning` (fails with --scalecheck-strict). Fails when the growth exceeds the bound
         significantly and by a margin that matters, twice in a row (the second time with more repetitions); the
-        message shows the model, the bound and the points.
+        message shows the model, the bound and the points. Times are judged relative to this machine: a reference
+        copy and random reads of the input's footprint, timed beside the function, say how much dearer per byte
+        the machine is at each size. A measurement that stopped over its budget is not judged (None, with a
+        `ScalingInconclusiveWarning`; a failure under --scalecheck-strict).
         """
         growth = _or_usage(lambda: parse_growth(bound, self.measured.parameters),
                            f"scalecheck: invalid bound {bound!r}: ")
         settings = self._settings
+        if self.measured.stopped:
+            self._not_judged(bound)
+            return None
         options = BoundOptions(confidence=settings.confidence, resamples=settings.resamples,
                                seed=zlib.crc32(f"{settings.seed}\0{self.kernel}".encode()),
                                **(TIME_RULE if self.measured.metric == "time" else {}))
         fit = settings.fit if self.measured.metric != "time" else replace(settings.fit, aggregate="median")
-        check = check_bound(self.series, growth, fit, options)
+        check = self._check(growth, fit, options)
         confirmed = False
-        for _ in range(EXTENSIONS):
+        for done in range(EXTENSIONS):
             if check.outcome == "within" or confirmed or self._measurer is None or self.measured.exact:
                 break
+            if self.measured.seconds > EXTEND_WITHIN * self._budget * (1 + done):
+                # over its budget(s) already: judge what there is, and measure no more; a failure then needs the
+                # confirmation of both halves of its rounds
+                if check.outcome == "exceeds" and not check.halves:
+                    check = replace(check, outcome="inconclusive", note="over its budget, the excess could not be "
+                                    "confirmed on more rounds: raise the budget")
+                break
+            if check.outcome == "inconclusive" and check.above and check.rise * HOPELESS < check.needed:
+                break  # its growth is above the bound by too little to fail: more rounds would not decide
             # inconclusive: more repetitions may decide; exceeds: confirmed on more repetitions before failing,
             # so that a burst of load on the machine while measuring does not fail a correct bound
             confirmed = check.outcome == "exceeds"
             self._measurer.extend(self._budget)
-            check = check_bound(self.series, growth, fit, options)
+            if self.measured.stopped:
+                self._not_judged(bound)
+                return None
+            check = self._check(growth, fit, options)
         self.check = check
         if check.outcome == "within":
             return check
-        text = failure_message(self.kernel, bound, check, self.series, settings.confidence)
+        text = failure_message(self.kernel, bound, check, self.series, settings.confidence, self.machine)
         if check.outcome == "inconclusive" and not settings.strict:
             warnings.warn(ScalingInconclusiveWarning(text), stacklevel=2)
             return check
         pytest.fail(text, pytrace=False)
 
 
-def failure_message(kernel: str, bound: str, check: BoundCheck, series: Series, confidence: float) -> str:
+def failure_message(kernel: str, bound: str, check: BoundCheck, series: Series, confidence: float,
+                    machine: MachineFactors | None = None) -> str:
     """Several lines: what was found, the model, the evidence, and the measured points."""
     metric = f"{series.metric} ({series.unit})" if series.unit else series.metric
     if check.outcome == "unmodeled":
@@ -205,6 +261,11 @@ def failure_message(kernel: str, bound: str, check: BoundCheck, series: Series, 
         lines.append(f"  evidence: no model within {bound} fits as well (p = {check.p_value:.2g}); "
                      f"{1 - check.within:.0%} of the bootstrap resamples grow faster; its cost per unit of "
                      f"{bound} rises {check.rise:.3g}x over the measured sizes (a failure needs {check.needed:.3g}x)")
+    if machine is not None and check.machine > 1:
+        top = tuple(series.points[int(np.argmax(np.prod(series.points, axis=1)))].tolist())
+        lines.append(f"  machine: {machine.text(top, series.parameters)}")
+    if check.note:
+        lines.append(f"  note: {check.note}")
     lines += _points_table(series)
     return "\n".join(lines)
 

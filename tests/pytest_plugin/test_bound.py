@@ -98,3 +98,17 @@ def test_time_tolerance_needs_more_than_a_log_factor(rng: np.random.Generator) -
     quadratic = check_bound(planted(lambda n: 1e-9 * n**2, rng), parse_growth("n^1.5", ["n"]), MEDIAN,
                             BoundOptions(tolerance=1 / 8))
     assert quadratic.outcome == "exceeds"
+
+
+def test_a_model_within_the_bound_that_the_measurements_contradict_is_not_within() -> None:
+    # medians of `sorted` on a runner so loaded that some sizes came out 5-10x too slow: the model search settles on
+    # a log n curve through them, but the measured cost per unit of log n rises a thousandfold over the sizes
+    sizes = np.array([1000, 1995, 3981, 7943, 15849, 31623, 63096.0])
+    medians = np.array([2.114e-05, 3.703e-4, 1.202e-3, 6.683e-4, 5.481e-3, 1.908e-2, 3.623e-2])
+    values = medians[:, None] * np.exp(0.3 * np.random.default_rng(1).standard_normal((7, 20)))
+    series = Series("k", "time", ("n",), sizes[:, None], values, "s", rounds=np.broadcast_to(np.arange(20.0),
+                                                                                               values.shape))
+    check = check_bound(series, parse_growth("log n", ["n"]), MEDIAN, BoundOptions(tolerance=1 / 8, floor=2.0))
+    assert check.growth == {"n": (0, 1)} and check.within >= 0.95  # the model alone would say "within"
+    assert check.outcome == "inconclusive"
+    assert check.rise > 100 and "the model does not describe the measurements" in check.note

@@ -7,6 +7,7 @@ import platform
 import textwrap
 from importlib import metadata
 
+import numpy as np
 import numpy.fft  # noqa: F401  (in-process pytester runs drop modules first imported inside them, and numpy's
 import pytest     # compiled parts cannot load twice: everything the plugin imports is imported here first)
 import scipy.special  # noqa: F401
@@ -77,6 +78,7 @@ def test_quadratic(scaling):
     assert "Traceback" not in result.stdout.str()
 
 
+@pytest.mark.wall_clock
 def test_timed_quadratic_fails_and_linear_passes(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("""
 def front_inserts(data):
@@ -229,6 +231,52 @@ def test_c(n):
     assert data["meta"]["source"] == "pytest"
 
 
+@pytest.mark.wall_clock
+def test_save_writes_the_rounds_of_timed_values(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_rounds="""
+import pytest
+
+def test_timed(scaling):
+    scaling.measure(sum, n=scaling.sizes(100, 10_000), setup=lambda n: list(range(n)))
+
+@pytest.mark.scalecheck(max="n", param="n")
+@pytest.mark.parametrize("n", [100, 200, 400])
+def test_marked(n):
+    sum(range(n))
+""")
+    result = run(pytester, "--scalecheck-save", "results.json")
+    result.assert_outcomes(passed=4)
+    data = json.loads((pytester.path / "results.json").read_text())
+    timed = [r for r in data["measurements"] if r["kernel"] == "test_rounds.py::test_timed"]
+    assert timed and all(len(r["rounds"]) == len(r["values"]) for r in timed)
+    series = {s.kernel: s for s in read_many([pytester.path / "results.json"]).series}
+    read = series["test_rounds.py::test_timed"]
+    assert read.rounds is not None and read.round_count >= 5
+    assert np.array_equal(np.isnan(read.rounds), np.isnan(read.values))
+    rounds = read.rounds[~np.isnan(read.rounds)]
+    assert rounds.min() >= 0 and set(rounds.tolist()) == set(range(int(rounds.min()), int(rounds.max()) + 1))
+    assert series["test_rounds.py::test_marked"].rounds is None  # one case at a time: no rounds across cases
+
+
+@pytest.mark.wall_clock
+def test_a_slow_function_stops_over_its_budget(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_slow="""
+import time
+
+def test_slow(scaling):
+    result = scaling.measure(lambda n: time.sleep(0.2), n=scaling.sizes(1_000, 10**6), budget=0.05)
+    assert result.assert_no_worse_than("n") is None
+    assert result.measured.seconds < 1.0
+""")
+    result = run(pytester)
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*ScalingInconclusiveWarning: scalecheck: test_slow.py::test_slow: bound n not judged: "
+                                 "measuring took 0.* s, more than 3x the budget of 0.05 s, and stopped after the first "
+                                 "call, at the smallest size; raise the budget (--scalecheck-budget SECONDS, or "
+                                 "budget=SECONDS) or lower the sizes"])
+    run(pytester, "--scalecheck-strict").assert_outcomes(failed=1)
+
+
 def test_save_writes_the_machine_fingerprint_with_python(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_saved=COUNTS + """
 def test_a(scaling):
@@ -333,3 +381,23 @@ def test_marked(n):
     result.stdout.fnmatch_lines(["scalecheck: test_split.py::test_marked: * of its 6 cases ran on another pytest-xdist "
                                  "worker, so no worker saw the whole growth; run with --dist loadscope or --dist "
                                  "loadfile"])
+
+
+@pytest.mark.wall_clock
+def test_a_slow_marked_case_stops_the_group_over_its_budget(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_slow_marked="""
+import time
+import pytest
+
+@pytest.mark.scalecheck(max="n", param="n", budget=0.1)
+@pytest.mark.parametrize("n", [10, 20, 40, 80])
+def test_sleepy(n):
+    time.sleep(0.15)
+""")
+    result = run(pytester)
+    result.assert_outcomes(passed=4, warnings=1)
+    result.stdout.fnmatch_lines(["*ScalingInconclusiveWarning: scalecheck: test_slow_marked.py::test_sleepy: bound n "
+                                 "not judged: measuring took * s, more than 3x the budget of 0.1 s, and stopped after "
+                                 "1 repetition(s) of the case n=10, which alone took 0.* s (its share of the budget: "
+                                 "0.025 s); raise the budget*"])
+    assert result.duration < 2.0  # one call per case once over budget: 4 x 0.15 s, not 4 x (2 + 5) calls
