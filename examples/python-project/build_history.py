@@ -118,7 +118,7 @@ TEST = '''"""The growth wordcount promises, asserted with scalecheck's pytest pl
 from wordcount import distinct
 from wordcount.words import random_words
 
-SIZES = [500, 1_000, 2_000, 4_000, 8_000, 16_000]
+SIZES = [500, 1_000, 2_000, 4_000, 8_000]  # the quadratic commit stays within its budget of 1 s
 
 
 def test_distinct_scales(scaling):

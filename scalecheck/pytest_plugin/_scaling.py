@@ -21,11 +21,12 @@ from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Series
 from scalecheck.data.spec import format_growth
 from scalecheck.pytest_plugin._machine import MachineFactors, machine_factors
-from scalecheck.pytest_plugin._measure import OVER_BUDGET, Measured, Measurer, Sizes
+from scalecheck.pytest_plugin._measure import MIN_SIZES, OVER_BUDGET, Measured, Measurer, Sizes
 
 TIME_RULE = {"tolerance": 1 / 8, "floor": 2.0}  # times: a failure needs an excess of 2x and (b / a)^(1/8)
 T = TypeVar("T")
 EXTENSIONS = 2  # inconclusive evidence: measure up to this many budgets more before deciding
+JUDGED_ROUNDS = 3  # repetitions per size a measurement stopped over its budget needs to be judged
 EXTEND_WITHIN = 1.5  # a measurement that took more than this many budgets is not extended
 HOPELESS = 1.5  # nor one whose rise is this many times short of a failure's (more of the same sizes won't move it)
 
@@ -43,6 +44,10 @@ def _or_usage(make: Callable[[], T], prefix: str) -> T:
     except ValueError as err:
         problem = str(err)
     _usage(f"{prefix}{problem}")
+
+
+class ScalingOverBudgetWarning(pytest.PytestWarning):
+    """Measuring took more than OVER_BUDGET times its budget and stopped; what it measured was judged."""
 
 
 class ScalingInconclusiveWarning(pytest.PytestWarning):
@@ -167,17 +172,29 @@ class ScalingResult:
             factors = np.array([machine.factors.get(tuple(p), 1.0) for p in series.points.tolist()])
         return check_bound(series, growth, fit, options, machine=factors)
 
-    def _not_judged(self, bound: str) -> None:
-        """The measurement stopped over its budget: pass with a warning, or fail under --scalecheck-strict."""
+    def _over_budget(self, bound: str, judged: bool) -> str:
+        """What a measurement that stopped over its budget measured, and what to do, in one line."""
         m = self.measured
         over = (f"more than {OVER_BUDGET:g}x the budget of {self._budget:g} s" if m.seconds > OVER_BUDGET * self._budget
                 else f"with a budget of {self._budget:g} s")
-        text = (f"scalecheck: {self.kernel}: bound {bound} not judged: measuring took {m.seconds:.1f} s, {over}, and "
+        what = "judged on what was measured" if judged else "not judged"
+        return (f"scalecheck: {self.kernel}: bound {bound} {what}: measuring took {m.seconds:.1f} s, {over}, and "
                 f"stopped after {m.stopped}; raise the budget (--scalecheck-budget SECONDS, or budget=SECONDS) or "
                 f"lower the sizes")
+
+    def _not_judged(self, bound: str) -> None:
+        """The measurement stopped over its budget with too little to judge: pass with a warning, or fail under
+        --scalecheck-strict."""
+        text = self._over_budget(bound, judged=False)
         if self._settings.strict:
             pytest.fail(text, pytrace=False)
         warnings.warn(ScalingInconclusiveWarning(text), stacklevel=3)
+
+    def _judgeable(self) -> bool:
+        """Enough was measured before the stop for a model and the check of both halves of the rounds: at least
+        MIN_SIZES sizes of each parameter with JUDGED_ROUNDS repetitions each."""
+        kept = [p for p, v in self.measured.values.items() if len(v) >= JUDGED_ROUNDS]
+        return all(len({p[k] for p in kept}) >= MIN_SIZES for k in range(len(self.measured.parameters)))
 
     def assert_no_worse_than(self, bound: str) -> BoundCheck | None:
         """Fail the test unless the measured function grows no faster than `bound` ('n log n', 'O(n^2)', ...).
@@ -195,8 +212,12 @@ class ScalingResult:
                            f"scalecheck: invalid bound {bound!r}: ")
         settings = self._settings
         if self.measured.stopped:
-            self._not_judged(bound)
-            return None
+            if not self._judgeable():
+                self._not_judged(bound)
+                return None
+            # what was measured before the stop is judged (a failure needs both halves of the rounds, below);
+            # the warning says the budget was exceeded whatever the outcome
+            warnings.warn(ScalingOverBudgetWarning(self._over_budget(bound, judged=True)), stacklevel=2)
         options = BoundOptions(confidence=settings.confidence, resamples=settings.resamples,
                                seed=zlib.crc32(f"{settings.seed}\0{self.kernel}".encode()),
                                **(TIME_RULE if self.measured.metric == "time" else {}))
@@ -220,8 +241,7 @@ class ScalingResult:
             confirmed = check.outcome == "exceeds"
             self._measurer.extend(self._budget)
             if self.measured.stopped:
-                self._not_judged(bound)
-                return None
+                warnings.warn(ScalingOverBudgetWarning(self._over_budget(bound, judged=True)), stacklevel=2)
             check = self._check(growth, fit, options)
         self.check = check
         if check.outcome == "within":

@@ -12,8 +12,8 @@ from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Series
 from scalecheck.pytest_plugin._machine import machine_factors
 from scalecheck.pytest_plugin._measure import Measured, Measurer, Sizes, measure_point
-from scalecheck.pytest_plugin._scaling import (TIME_RULE, Recorder, ScalingInconclusiveWarning, ScalingResult,
-                                               Settings, failure_message)
+from scalecheck.pytest_plugin._scaling import (TIME_RULE, Recorder, ScalingInconclusiveWarning,
+                                               ScalingOverBudgetWarning, ScalingResult, Settings, failure_message)
 
 
 class FakeClock:
@@ -106,6 +106,22 @@ def test_over_budget_passes_with_a_warning_that_says_what_to_do() -> None:
     strict = ScalingResult("k", measurer, measurer.result, Settings(strict=True), 0.3)
     with pytest.raises(pytest.fail.Exception, match="k: bound n not judged: measuring took 10.0 s"):
         strict.assert_no_worse_than("n")
+
+
+def test_what_was_measured_before_the_stop_is_judged_when_it_is_enough() -> None:
+    """A quadratic function whose 5 sizes x 5 rounds would take 1.7 s under a budget of 0.4 s: the stop comes after
+    3 or 4 repetitions, enough for a model, so the wrong bound still fails; the warning says the budget was exceeded."""
+    clock = FakeClock()
+    measurer = Measurer(costs(clock, 0.0), None, {"n": [100, 200, 400, 800, 1600]}, "time", 0, clock=clock)
+    measurer.func = lambda n: setattr(clock, "now", clock.now + 1e-7 * n * n)
+    measured = measurer.run(0.4)
+    assert measured.stopped.startswith(("3 repetitions at 5 sizes", "4 repetitions at 5 sizes"))
+    result = ScalingResult("k", measurer, measured, Settings(), 0.4)
+    with pytest.warns(ScalingOverBudgetWarning, match="k: bound n judged on what was measured: measuring took "):
+        with pytest.raises(pytest.fail.Exception, match="k grows as n\\^2, faster than the bound n"):
+            result.assert_no_worse_than("n")
+    with pytest.warns(ScalingOverBudgetWarning):
+        assert ScalingResult("k", measurer, measured, Settings(), 0.4).assert_no_worse_than("n^2").outcome == "within"
 
 
 def test_marker_case_stops_over_its_budget() -> None:
