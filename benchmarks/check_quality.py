@@ -3,7 +3,7 @@
     python benchmarks/check_quality.py [--kernels 1000] [--seed 11] [--points 6,8] [--target 4096] [--quick]
                                        [--scenarios ABCDEFGHI]
 
-Measures the check the way the issue judges it. Kernels have one parameter, p = 2, 4, ..., 2^n (n points, 6 and 8
+Measures the check against its targets. Kernels have one parameter, p = 2, 4, ..., 2^n (n points, 6 and 8
 by default), 5 repetitions per point, and multiplicative Gaussian noise: every repetition is f(p) * (1 + 0.05 z),
 z ~ N(0, 1). Baseline and candidate are measured independently (fresh noise each).
 
@@ -22,7 +22,7 @@ the FDR control):
   that both functions agree at p = 2 (a growth change, not a jump). Counted: a failing "growth" finding (found),
   and any failing finding.
 - C uniform 5% slowdown: candidate = 1.05 x baseline function, growth unchanged. Counted: any failing finding
-  (the issue's bar: none), and "measured" warnings for information.
+  (the target: none), and "measured" warnings for information.
 
 Scenarios under real noise, each its own comparison per point count (Benjamini-Hochberg over its kernels), each
 reported with its counts, a 95% Wilson interval and whether its target is met:
@@ -47,7 +47,7 @@ reported with its counts, a 95% Wilson interval and whether its target is met:
   scalecheck (`rename_findings`) the scenario says "not detected".
 
 Cost: wall time of compare() + verdict() on the mixed 8-point comparison (default bootstrap, in-process), against
-the issue's 30 s budget for 1,000 kernels, beside the plain modeling of the same series (`fit_kernels` on
+the 30 s budget for 1,000 kernels, beside the plain modeling of the same series (`fit_kernels` on
 baseline and candidate) measured in the same run.
 """
 
@@ -82,7 +82,7 @@ DATA = Path(__file__).resolve().parent / "data"
 REPETITIONS = 5
 NOISE = 0.05  # standard deviation of the multiplicative Gaussian noise per repetition
 SLOWDOWN = 1.05
-BUDGET = 30.0  # seconds for 1,000 kernels on 2 cores (the issue's bar)
+BUDGET = 30.0  # seconds for 1,000 kernels on 2 cores (the target)
 MIXED_PLANTED, MIXED_SLOWED, SPARSE_PLANTED = 0.15, 0.15, 0.01  # shares of the kernels of a comparison
 
 Block = tuple[float, int]  # (i, j) of p^i * log2(p)^j
@@ -734,7 +734,7 @@ def main(argv: list[str] | None = None) -> int:
             met = row.target.met(row.hits, row.kernels)
             print(f"  {'met   ' if met else 'MISSED'}  {row.scenario:<22} {row.group:<32} {row.what} "
                   f"{row.hits}/{row.kernels} {rate(row.hits, row.kernels).strip()}, target {row.target.text()}")
-    print("\n== criteria (the issue's bars) ==")
+    print("\n== criteria (the targets) ==")
     for name, passed, detail in criteria:
         print(f"  {'PASS' if passed else 'FAIL'}  {name}: {detail}")
     return 0

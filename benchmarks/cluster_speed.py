@@ -8,7 +8,7 @@ one role at random and gets 1 to 4 random "technicality" pairs: (a, c) with c tw
 recording that skips a frame produces. So nearly every raw pair set is distinct, and the closure of each equals
 its role's closure.
 
-Target (the issue's): the clustering, closure included, in under 2 s, with the roles recovered as the groups.
+Target: the clustering, closure included, in under 2 s, with the roles recovered as the groups.
 The references, measured in the same run: the plain hashing step (grouping equal raw sets: the seed's "you can
 get pretty far by just hashing", a lower bound of any clustering), and a naive closure (a breadth-first search from
 every function of every process, then hashing) on the same processes.

@@ -33,7 +33,7 @@ of the wrong bounds fail. Also the share of correct bounds inconclusive, the sec
 memory. `--json FILE` keeps every outcome with its message and measured points (rewritten after every run). It exits
 0 unless it breaks itself (130 when interrupted, after printing what it has). On 2 cores one run of the 44 assertions
 takes about 100 s at --budget 1 (an assertion takes 1-3 budgets: extensions when inconclusive or failing), so the
-default, 10 idle and 10 loaded runs at 2 s, takes about 70 minutes.
+default, 10 idle and 10 loaded runs at 2 s, takes about 45 minutes.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ share of them (`--planted`, default 5%) grows as p^(3/2) instead. The check runs
 then the HTML report (table of all kernels, plots of the `--max-plots` worst), the comment Markdown and the job
 summary are rendered and timed, and written under benchmarks/out/.
 
-Targets (the issue's): the HTML report of 1,000 kernels renders in under 10 s and is under 5 MB. The reference,
+Targets: the HTML report of 1,000 kernels renders in under 10 s and is under 5 MB. The reference,
 measured in the same run, is the check itself: the report's time is printed as a share of it. A second render
 with every kernel failing (the worst case for the table and the Markdown) is timed too.
 """

@@ -2,7 +2,7 @@
 
     python benchmarks/tmax_accuracy.py [--samples 200] [--size 200] [--seed 4] [--quantile 0.95]
 
-The issue's test: 200 seeded samples of N = 200 timings t = t_min + errors with Poisson errors, and 200 with
+The test: 200 seeded samples of N = 200 timings t = t_min + errors with Poisson errors, and 200 with
 exponential errors; counted are the share of samples whose noise model is the planted family (a sample whose
 families are both rejected, and that falls back to the empirical quantile, counts as wrong) and the share whose
 t_max is within 5% of the true quantile of t.
