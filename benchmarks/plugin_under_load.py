@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import bisect
 import collections
-import ctypes
 import difflib
 import heapq
 import json
@@ -49,13 +48,11 @@ import os
 import resource
 import signal
 import statistics
-import subprocess
 import sys
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
@@ -67,6 +64,9 @@ import pytest
 import scalecheck
 from scalecheck.data.spec import format_growth
 from scalecheck.pytest_plugin._scaling import Recorder, Scaling, ScalingInconclusiveWarning, Settings
+
+from busy import busy_loops
+from known_functions import all_pairs, front_inserts, py_binary_search, py_loop_sum, py_merge_sort
 
 LOADS = ("idle", "loaded")
 OUTCOMES = ("failed", "inconclusive", "passed", "error")  # error: the measured function or the harness raised
@@ -110,24 +110,6 @@ def table(rng: np.random.Generator, n: int) -> dict[int, int]:
 
 # -- the measured functions -------------------------------------------------------------------------------------------
 
-def py_binary_search(xs: list[float]) -> int:
-    lo, hi = 0, len(xs)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if xs[mid] < 0.5:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def py_loop_sum(xs: list[float]) -> float:
-    total = 0.0
-    for x in xs:
-        total += x
-    return total
-
-
 def dict_build(xs: list[int]) -> dict[int, int]:
     return {x: i for i, x in enumerate(xs)}
 
@@ -159,35 +141,12 @@ def heap_pushes(xs: list[float]) -> list[float]:
     return heap
 
 
-def py_merge_sort(xs: list[int]) -> list[int]:
-    if len(xs) <= 1:
-        return xs
-    mid = len(xs) // 2
-    return list(heapq.merge(py_merge_sort(xs[:mid]), py_merge_sort(xs[mid:])))
-
-
 def list_dedup(xs: list[int]) -> list[int]:
     seen: list[int] = []
     for x in xs:
         if x not in seen:  # a scan of the list: quadratic on distinct input
             seen.append(x)
     return seen
-
-
-def all_pairs(xs: list[float]) -> int:
-    count = 0
-    for x in xs:
-        for y in xs:
-            if x < y:
-                count += 1
-    return count
-
-
-def front_inserts(xs: list[float]) -> list[float]:
-    out: list[float] = []
-    for x in xs:
-        out.insert(0, x)  # a memmove of the whole list: quadratic (from a few thousand elements on it dominates)
-    return out
 
 
 @dataclass(frozen=True)
@@ -286,47 +245,6 @@ def assert_once(case: Case, bound: str, correct: bool, run: int, load: str, budg
     return Assertion(run, load, case.name, bound, correct, outcome, seconds, message, fitted,
                      max((p[0] for p in points), default=0), len(points), min((p[2] for p in points), default=0),
                      os.getloadavg()[0], points)
-
-
-# -- busy loops ---------------------------------------------------------------------------------------------------
-
-def _die_with_parent() -> None:
-    """In the child before exec (Linux): SIGKILL when this script dies, even by SIGKILL, so no loop outlives it."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):  # not Linux: the try/finally and the signal handlers still stop them
-        pass
-
-
-def start_busy_loops(count: int, procs: list[subprocess.Popen[bytes]]) -> None:
-    """Append `count` busy loops to `procs` one by one, so a failure halfway leaves the started ones stoppable."""
-    for _ in range(count):
-        procs.append(subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL,
-                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None))
-
-
-def stop_busy_loops(procs: list[subprocess.Popen[bytes]]) -> None:
-    """Terminate each loop by its process id, wait for it, kill it if it is still there."""
-    for proc in procs:
-        if proc.poll() is None:
-            proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-
-
-@contextmanager
-def busy_loops(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        start_busy_loops(count, procs)
-        time.sleep(1.0)  # let them start and take the cores before the first measurement
-        yield procs
-    finally:
-        stop_busy_loops(procs)
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:

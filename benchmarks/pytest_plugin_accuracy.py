@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import heapq
 import math
 import random
 import sys
@@ -30,6 +29,8 @@ from typing import Any
 import pytest
 
 from scalecheck.pytest_plugin._scaling import Recorder, Scaling, ScalingInconclusiveWarning, Settings
+
+from known_functions import all_pairs, front_inserts, py_binary_search, py_loop_sum, py_merge_sort
 
 
 def floats(n: int) -> list[float]:
@@ -50,47 +51,6 @@ def sorted_floats(n: int) -> list[float]:
 
 def table(n: int) -> dict[int, int]:
     return {k: k for k in range(int(n))}
-
-
-def py_binary_search(data: list[float]) -> int:
-    lo, hi = 0, len(data)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if data[mid] < 0.5:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def py_sum(data: list[float]) -> float:
-    total = 0.0
-    for x in data:
-        total += x
-    return total
-
-
-def py_merge_sort(data: list[int]) -> list[int]:
-    if len(data) <= 1:
-        return data
-    mid = len(data) // 2
-    return list(heapq.merge(py_merge_sort(data[:mid]), py_merge_sort(data[mid:])))
-
-
-def front_inserts(data: list[float]) -> list[float]:
-    out: list[float] = []
-    for x in data:
-        out.insert(0, x)  # O(len(out)) memmove in C: quadratic overall
-    return out
-
-
-def py_pairs(data: list[float]) -> int:
-    count = 0
-    for x in data:
-        for y in data:
-            if x < y:
-                count += 1
-    return count
 
 
 def py_sqrt_scan(data: list[float]) -> float:
@@ -124,11 +84,11 @@ CASES = [
     Case("bisect (C)", lambda d: bisect.bisect_left(d, 0.5), sorted_floats, 1_000, 1_000_000, "log n", None,
          "C, ~100 ns"),
     Case("sum(list)", sum, floats, 1_000, 1_000_000, "n", "log n", "C, 5 us - 5 ms"),
-    Case("py sum loop", py_sum, floats, 1_000, 1_000_000, "n", "log n", "Python, 20 us - 20 ms"),
+    Case("py sum loop", py_loop_sum, floats, 1_000, 1_000_000, "n", "log n", "Python, 20 us - 20 ms"),
     Case("sorted(list)", sorted, floats, 1_000, 1_000_000, "n log n", "n", "C, 50 us - 0.5 s"),
     Case("py merge sort", py_merge_sort, ints, 100, 100_000, "n log n", "n", "Python, 50 us - 0.3 s"),
     Case("front inserts", front_inserts, floats, 1_000, 200_000, "n^2", "n^1.5", "C memmove, 1 ms - 2 s"),
-    Case("py all pairs", py_pairs, floats, 30, 3_000, "n^2", "n^1.5", "Python, 30 us - 1 s"),
+    Case("py all pairs", all_pairs, floats, 30, 3_000, "n^2", "n^1.5", "Python, 30 us - 1 s"),
     Case("C sqrt(n) sums", c_sqrt_sums, floats, 1_000, 1_000_000, "n^1.5", "n log n", "C, 100 us - 1 s"),
     Case("py sqrt(n) scans", py_sqrt_scan, floats, 100, 100_000, "n^1.5", "n log n", "Python, 20 us - 2 s"),
 ]

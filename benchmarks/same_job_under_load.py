@@ -16,7 +16,7 @@ For each run it checks out the candidate branch and runs, in the repository,
         python -m pytest -q -p no:cacheprovider tests/perf --scalecheck-budget B --scalecheck-save {out}
 
 Each pair runs first with the machine idle (--idle-runs, default 3), then with every core kept busy by a
-busy-loop process (`while True: pass`, one per core, started right before the loaded runs and killed by process
+busy-loop process (`while True: pass`, one per core, started right before the loaded runs and stopped by process
 id right after, also on Ctrl-C) for --runs runs (default 10). It prints one line per run (exit status, wall time,
 verdict, the failing kernels, every finding's kind and the failing growth with its ratio, rise and q), the JSON
 findings in full (and the kernel's models, ratio interval and growth probabilities) of every run that missed its
@@ -54,6 +54,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from busy import start_busy_loops, stop_busy_loops
 
 KERNEL = "tests/perf/test_scaling.py::test_distinct_scales"
 
@@ -333,22 +335,6 @@ def action_run(action: dict, repo: Path, base: str, scenario: str, args: argpars
     return line
 
 
-def busy_loops(count: int) -> list[subprocess.Popen]:
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
-            for _ in range(count)]
-
-
-def stop(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-    for proc in procs:
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            print(f"busy loop {proc.pid} did not stop", file=sys.stderr)
-
-
 def run_block(repo: Path, base: str, load: str, runs: int, args: argparse.Namespace, tmp: Path) -> list[Run]:
     done = []
     for scenario in ("rename", "quadratic"):
@@ -446,7 +432,7 @@ def main() -> int:
         if args.runs:
             print(f"\n== loaded: {args.runs} run(s) per pair", flush=True)
             try:
-                procs = busy_loops(args.load)
+                start_busy_loops(args.load, procs)
                 print(f"   busy loops started, pids {' '.join(str(p.pid) for p in procs)}", flush=True)
                 time.sleep(5)  # let the load average begin to rise
                 print("   load average at the start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()), flush=True)
@@ -460,9 +446,9 @@ def main() -> int:
                 print(f"   1-minute load average after each loaded run: min {min(loaded):.2f}, "
                       f"median {statistics.median(loaded):.2f}, max {max(loaded):.2f}")
             finally:
-                stop(procs)
+                stop_busy_loops(procs)
                 if procs:
-                    print(f"   busy loops {' '.join(str(p.pid) for p in procs)} killed", flush=True)
+                    print(f"   busy loops {' '.join(str(p.pid) for p in procs)} stopped", flush=True)
         print(f"\nresults (budget {args.budget:g} s, rounds {args.rounds}; "
               f"total {time.perf_counter() - began:.0f} s):\n")
         table(results, ["idle", "loaded"])
@@ -483,7 +469,7 @@ def main() -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     finally:
-        stop(procs)
+        stop_busy_loops(procs)
         if args.keep:
             print(f"kept {tmp}")
         else:
