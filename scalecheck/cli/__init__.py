@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cluster(commands)
     _add_overhead(commands)
     _add_measure(commands)
+    from scalecheck.cli import ci
+
+    ci.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,24 @@
+"""L0: the names a user can write (formats, aggregates, finding kinds, stores), declared once.
+
+Stdlib only and free of numpy, so that the option table, the command line's help and the readers all use these
+tuples without loading the numerics.
+"""
+
+from __future__ import annotations
+
+# Measurement formats, in the order detection tries them (scalecheck.formats.FORMATS has one reader per name).
+FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas")
+# Statistics of the repetitions at a point: the first three are plain numpy statistics; tmax is min(S) plus the
+# 0.95 quantile of a noise model fitted to the repetitions.
+AGGREGATE_NAMES = ("mean", "median", "min", "tmax")
+# Every kind of finding, in the order a report lists them. "renamed", "replaced" and "improvement" never fail a
+# build: the first two rest on a guess from names, the last is good news.
+FINDING_KINDS = ("growth", "prediction", "expectation", "measured", "segmentation", "overhead", "structure",
+                 "renamed", "replaced", "improvement")
+# The kinds `fail_on` may list.
+FAILABLE_KINDS = ("growth", "prediction", "measured", "expectation", "segmentation", "overhead", "structure")
+DEFAULT_FAIL_ON = ("growth", "prediction", "expectation")
+# Where the measurements of past commits are found in git.
+STORES = ("auto", "branch", "repo")
+# What a check does when no commit on the baseline side has measurements yet.
+MISSING_BASELINE = ("pass", "fail")
