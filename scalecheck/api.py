@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from scalecheck.config import Config
+from scalecheck.config import parse_target as config_parse_target
 from scalecheck.core.cluster import MAX_CONCEPTS, MAX_SETS, ClusterOptions
 from scalecheck.core.cluster import cluster as cluster_processes
 from scalecheck.core.compare import CompareOptions, Expectation, compare
@@ -74,22 +75,33 @@ def fit_models(
     return ModelTable(run.parameters, tuple(fit_kernels(series, options, segmentation)), target)
 
 
-def parse_target(text: str) -> dict[str, float]:
-    """`p=65536,n=1e6` → {'p': 65536.0, 'n': 1000000.0}."""
-    target: dict[str, float] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        try:
-            number = float(value)
-        except ValueError:
-            number = float("nan")
-        if not sep or not name.strip() or not np.isfinite(number) or number <= 0:
-            raise ConfigError(f"--target: cannot read '{item}'",
-                              fix="write the target scale as NAME=VALUE with a positive number, e.g. --target p=65536")
-        target[name.strip()] = number
-    if not target:
-        raise ConfigError("--target is empty", fix="write the target scale as NAME=VALUE, e.g. --target p=65536")
-    return target
+@dataclass(frozen=True)
+class ModelResult:
+    """What `model` found: the ranked table, the series it was fitted to (for plots), the search options, the
+    files read and the settings that shaped the models (for the report)."""
+
+    table: ModelTable
+    series: tuple[Series, ...]
+    options: FitOptions
+    sources: str
+    settings: Mapping[str, object]
+
+
+def model(sources: Sequence[str | Path] | Run, config: Config) -> ModelResult:
+    """`scalecheck model`: read `sources` (or use the `Run` given) and model every (kernel, metric) that `config`
+    selects, with its search settings and target."""
+    run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], config.format)
+    options = config.fit_options()
+    table = fit_models(run, options=options, target=config.target, metrics=config.metrics, kernels=config.kernels,
+                       segmentation=SegmentOptions() if config.segmentation else None)
+    settings = {"aggregate": options.aggregate, "max_terms": options.max_terms, "alpha": options.alpha,
+                "refine": options.refine, "allow_decreasing": options.allow_decreasing,
+                "segmentation": config.segmentation}
+    shown = "measurements given" if isinstance(sources, Run) else ", ".join(map(str, sources))
+    return ModelResult(table, run.series, options, shown, settings)
+
+
+parse_target = config_parse_target  # `p=65536,n=1e6` → {'p': 65536.0, 'n': 1000000.0} (the --target flag's rule)
 
 
 def check_target(target: Mapping[str, float], parameters: Sequence[str]) -> None:

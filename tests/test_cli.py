@@ -82,7 +82,8 @@ def test_insufficient_kernel_is_listed_while_others_are_modeled(tmp_path: Path,
     (["--target", "p=abc"], "scalecheck: error: --target: cannot read 'p=abc'\n"),
     (["--metric", "bytes"], "scalecheck: error: no measurements match metric bytes (the file has time)\n"),
     (["--kernel", "nope*"], "scalecheck: error: no measurements match kernel nope* (the file has IntelMPI->"),
-    (["--exponents", "1,x"], "scalecheck: error: --exponents: 'x' is not a number\n"),
+    (["--exponents", "1,x"], "scalecheck: error: --exponents holds a string ('x'), which is not a number or a "
+                              "fraction\n"),
     (["--max-terms", "0"], "scalecheck: error: --max-terms must be at least 1, got 0\n"),
 ])
 def test_model_bad_options_are_one_line_errors(args: list[str], message: str,

@@ -35,13 +35,14 @@ from fractions import Fraction
 import numpy as np
 
 from scalecheck.core.fit import BatchFit, fit_batch
+from scalecheck.core.options import FitOptions as FitOptions  # re-exported: the search's options
 from scalecheck.core.tmax import DEFAULT_QUANTILE, tmax
 from scalecheck.data.measurement import AGGREGATES
-from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Exponents, ModelSpec, single_term
+from scalecheck.data.spec import Exponents, ModelSpec, single_term
+from scalecheck.names import AGGREGATE_NAMES as AGGREGATE_NAMES  # re-exported: what `aggregate` may name
 
 # The per-point statistics of the repetitions: the data layer's reducers, and "tmax" (min(S) plus the quantile
 # DEFAULT_QUANTILE of the noise model fitted to the point's repetitions, `core.tmax`).
-AGGREGATE_NAMES = (*AGGREGATES, "tmax")
 # Variance of the aggregate relative to the variance of the mean of r repetitions (normal noise). For tmax:
 # min(S) + (-log(1 - q)) * mean error under exponential noise, so about log(1 / (1 - q))^2 times the mean's.
 AGGREGATE_VARIANCE = {"mean": 1.0, "median": math.pi / 2, "min": 1.0,
@@ -54,31 +55,6 @@ _SHAMOS = 1.0 / (math.sqrt(2.0) * 0.6744897501960817)  # sigma from the median |
 _MAX_LAG = 8  # pairs of repetitions at lags 1..8: every pair up to 9 repetitions, O(8 r) pairs beyond
 # Croux and Rousseeuw (1992) small-sample factors of the MAD for 0..9 values (n / (n - 0.8) beyond).
 _MAD_SMALL = np.array([np.nan, np.nan, 1.196, 1.495, 1.363, 1.206, 1.200, 1.140, 1.129, 1.107])
-
-
-@dataclass(frozen=True)
-class FitOptions:
-    """Hyper-parameters of the search (kept apart from fitted state). Defaults follow Extra-P where it has one."""
-
-    building_blocks: tuple[Exponents, ...] = DEFAULT_BUILDING_BLOCKS  # (i, j) of x^i * log2(x)^j
-    max_terms: int = 2  # terms per parameter beyond the constant, when the points allow (see terms_allowed)
-    allow_decreasing: bool = False  # accept falling terms (negative coefficients); else every term coefficient > 0
-    min_term_contribution: float = 0.01  # a term must reach this share of the model value at some point
-    aggregate: str = "mean"  # per-point statistic of the repetitions
-    alpha: float = 0.01  # level of the constant test and of the per-term penalty
-    noise_floor: float = 1e-3  # smallest relative noise assumed (timers and machines are never exact)
-    candidates_per_parameter: int = 3  # multi-parameter search: best single-parameter terms kept per parameter
-    min_distinct_values: int = 3  # fewer distinct values of a parameter is "insufficient data"
-    refine: bool = False  # search-space refinement (Reisert et al.) for single-parameter kernels
-    bonferroni: bool = True  # a further term pays the penalty at alpha / len(building_blocks)
-
-    def __post_init__(self) -> None:
-        if self.aggregate not in AGGREGATE_NAMES:
-            raise ValueError(f"aggregate must be one of {AGGREGATE_NAMES}, got {self.aggregate!r}")
-        if not 0 < self.alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
-        if self.max_terms < 1:
-            raise ValueError(f"max_terms must be at least 1, got {self.max_terms}")
 
 
 def terms_allowed(n_points: int, max_terms: int) -> int:

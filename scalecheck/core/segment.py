@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from scalecheck.core.fit import fit_batch
+from scalecheck.core.options import SegmentOptions as SegmentOptions  # re-exported: detection's options
 from scalecheck.core.search import Choice, FitOptions, PointStats, refined_specs, select, single_parameter_specs
 from scalecheck.data.spec import ModelSpec
 
@@ -52,30 +53,6 @@ from scalecheck.data.spec import ModelSpec
 SHARED_MARGIN = 2.706
 
 Boundary = tuple[int, int]  # (last point of one segment, first point of the next), sorted indices; equal = shared
-
-
-@dataclass(frozen=True)
-class SegmentOptions:
-    """Thresholds of segmentation detection; the defaults are the paper's."""
-
-    window: int = 5  # consecutive points per window
-    theta: float = 0.5  # a window nRSS above this marks the series segmented
-    low: float = 0.1  # a window nRSS above this tags the window heterogeneous (lower end of the ratio band)
-    ratio: float = 4.0  # relative nRSS above this marks the series segmented, when e[k+1] is in [low, theta]
-    eta: float = 1e-12  # keeps the relative nRSS finite after a perfect fit
-    min_points: int = 6  # fewest distinct values searched for a change point (also to recurse into a segment)
-    min_segment_points: int = 5  # a segment with fewer points is fitted but marked insufficient
-    confirm: bool = True  # keep a detection only if the segments fit significantly better than one model
-
-    def __post_init__(self) -> None:
-        if self.window < 3:
-            raise ValueError(f"window must be at least 3, got {self.window}")
-        if not 0 < self.low <= self.theta:
-            raise ValueError(f"need 0 < low <= theta, got low={self.low}, theta={self.theta}")
-        if self.ratio <= 1 or self.eta <= 0:
-            raise ValueError(f"need ratio > 1 and eta > 0, got ratio={self.ratio}, eta={self.eta}")
-        if self.min_points < self.window + 1:
-            raise ValueError(f"min_points must exceed the window ({self.window}), got {self.min_points}")
 
 
 def segment_kernels(x: np.ndarray, stats: PointStats, options: FitOptions,

@@ -12,18 +12,8 @@ from fractions import Fraction
 
 import numpy as np
 
-Exponents = tuple[Fraction, int | Fraction]  # (i, j) of x^i * log2(x)^j; j is whole except after refinement
-
-_F = Fraction
-# Extra-P's default building blocks (42): every i with j = 0, a subset with j = 1 and j = 2.
-_POWERS = (_F(0), _F(1, 4), _F(1, 3), _F(1, 2), _F(2, 3), _F(3, 4), _F(4, 5), _F(1), _F(5, 4), _F(4, 3), _F(3, 2),
-           _F(5, 3), _F(7, 4), _F(2), _F(9, 4), _F(7, 3), _F(5, 2), _F(8, 3), _F(11, 4), _F(3))
-_LOG1 = (_F(0), _F(1, 4), _F(1, 3), _F(1, 2), _F(2, 3), _F(3, 4), _F(1), _F(5, 4), _F(4, 3), _F(3, 2), _F(2), _F(5, 2),
-         _F(3))
-_LOG2 = (_F(0), _F(1, 4), _F(1, 3), _F(1, 2), _F(2, 3), _F(3, 4), _F(1), _F(3, 2), _F(2), _F(5, 2))
-DEFAULT_BUILDING_BLOCKS: tuple[Exponents, ...] = tuple(
-    [(i, 0) for i in _POWERS if i] + [(i, 1) for i in _LOG1] + [(i, 2) for i in _LOG2]
-)
+from scalecheck.data.exponents import DEFAULT_BUILDING_BLOCKS as DEFAULT_BUILDING_BLOCKS  # re-exported
+from scalecheck.data.exponents import Exponents as Exponents
 
 
 def format_exponent(value: Fraction) -> str:

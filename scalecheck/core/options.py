@@ -1,0 +1,61 @@
+"""L2: the options of the model search and of segmentation detection: the sections of the settings.
+
+Plain records with their documented defaults, free of numpy: the option table (`scalecheck.config`) takes its
+defaults from here, and `scalecheck --help` builds without loading the numerics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scalecheck.data.exponents import DEFAULT_BUILDING_BLOCKS, Exponents
+from scalecheck.names import AGGREGATE_NAMES
+
+
+@dataclass(frozen=True, kw_only=True)
+class FitOptions:
+    """Hyper-parameters of the search (kept apart from fitted state). Defaults follow Extra-P where it has one."""
+
+    building_blocks: tuple[Exponents, ...] = DEFAULT_BUILDING_BLOCKS  # (i, j) of x^i * log2(x)^j
+    max_terms: int = 2  # terms per parameter beyond the constant, when the points allow (see terms_allowed)
+    allow_decreasing: bool = False  # accept falling terms (negative coefficients); else every term coefficient > 0
+    min_term_contribution: float = 0.01  # a term must reach this share of the model value at some point
+    aggregate: str = "mean"  # per-point statistic of the repetitions
+    alpha: float = 0.01  # level of the constant test and of the per-term penalty
+    noise_floor: float = 1e-3  # smallest relative noise assumed (timers and machines are never exact)
+    candidates_per_parameter: int = 3  # multi-parameter search: best single-parameter terms kept per parameter
+    min_distinct_values: int = 3  # fewer distinct values of a parameter is "insufficient data"
+    refine: bool = False  # search-space refinement (Reisert et al.) for single-parameter kernels
+    bonferroni: bool = True  # a further term pays the penalty at alpha / len(building_blocks)
+
+    def __post_init__(self) -> None:
+        if self.aggregate not in AGGREGATE_NAMES:
+            raise ValueError(f"aggregate must be one of {AGGREGATE_NAMES}, got {self.aggregate!r}")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+        if self.max_terms < 1:
+            raise ValueError(f"max_terms must be at least 1, got {self.max_terms}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SegmentOptions:
+    """Thresholds of segmentation detection; the defaults are the paper's."""
+
+    window: int = 5  # consecutive points per window
+    theta: float = 0.5  # a window nRSS above this marks the series segmented
+    low: float = 0.1  # a window nRSS above this tags the window heterogeneous (lower end of the ratio band)
+    ratio: float = 4.0  # relative nRSS above this marks the series segmented, when e[k+1] is in [low, theta]
+    eta: float = 1e-12  # keeps the relative nRSS finite after a perfect fit
+    min_points: int = 6  # fewest distinct values searched for a change point (also to recurse into a segment)
+    min_segment_points: int = 5  # a segment with fewer points is fitted but marked insufficient
+    confirm: bool = True  # keep a detection only if the segments fit significantly better than one model
+
+    def __post_init__(self) -> None:
+        if self.window < 3:
+            raise ValueError(f"window must be at least 3, got {self.window}")
+        if not 0 < self.low <= self.theta:
+            raise ValueError(f"need 0 < low <= theta, got low={self.low}, theta={self.theta}")
+        if self.ratio <= 1 or self.eta <= 0:
+            raise ValueError(f"need ratio > 1 and eta > 0, got ratio={self.ratio}, eta={self.eta}")
+        if self.min_points < self.window + 1:
+            raise ValueError(f"min_points must exceed the window ({self.window}), got {self.min_points}")
