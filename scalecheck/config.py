@@ -347,6 +347,11 @@ class Config:
         example="0.01", commands=_MODELING, metavar="A", flag_example="0.01", form="number",
         help="significance level of the constant test, of each extra term and of the test that confirms a change "
              "point")
+    min_points: int = setting(
+        "search", _integer(3), source="FitOptions.min_distinct_values", example="3", commands=_MODELING,
+        metavar="N", flag_example="5", form="integer",
+        help="fewest distinct values of a parameter that a kernel is modeled from; with fewer it is listed as "
+             "insufficient data")
     # [tool.scalecheck.gate]
     threshold: float = setting(
         "gate", _number("greater than 0", lambda x: x > 0), default=0.10, example="0.1", commands=("check",),

@@ -47,6 +47,7 @@ EVERY_KEY = {
     "allow_decreasing": True,
     "refine": True,
     "alpha": 0.05,
+    "min_points": 4,
     "threshold": 0.25,
     "confidence": 0.9,
     "bootstrap": 500,
@@ -74,6 +75,7 @@ SETTINGS = """
     allow_decreasing = true
     refine = true
     alpha = 0.05
+    min_points = 4
 
     [{prefix}gate]
     threshold = 0.25

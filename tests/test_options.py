@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -109,3 +110,16 @@ def test_help_builds_without_the_numerics() -> None:
              "print(sorted(m for m in ('numpy', 'scipy', 'jinja2', 'git') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_min_points_marks_kernels_with_fewer_points_insufficient(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The example has 5 process counts per kernel: modeled by default, insufficient with min_points = 6."""
+    out = tmp_path / "models.json"
+    assert main(["model", str(EXAMPLE), "--json", str(out)]) == OK
+    assert {m["status"] for m in json.loads(out.read_text())["models"]} == {"ok"}
+    assert main(["model", str(EXAMPLE), "--min-points", "6", "--json", str(out)]) == OK
+    assert {m["status"] for m in json.loads(out.read_text())["models"]} == {"insufficient"}
+    assert main(["model", str(EXAMPLE), "--min-points", "2"]) == USAGE_ERROR
+    assert capsys.readouterr().err.endswith("scalecheck: error: --min-points must be at least 3, got 2\n"
+                                            "  fix: for example --min-points 5\n")
