@@ -43,6 +43,7 @@ from scalecheck.data.verdict import Finding, Verdict
 from scalecheck.errors import ConfigError, HistoryError, InputError, Location, NoBaselineError
 from scalecheck.formats import read_many
 from scalecheck.formats.calibration import read_calibration, read_events
+from scalecheck.formats.paths import select_files
 from scalecheck.formats.processes import read_processes, read_processes_sections
 from scalecheck.history.store import Store
 from scalecheck.report.check_report import CheckContext
@@ -253,7 +254,7 @@ def _configured_files(config: Config) -> list[Path]:
         raise ConfigError("no candidate measurements: no files given and no `measurements` setting",
                           fix="name the measurement files, or set measurements = [\"bench/*.json\"] in "
                               "[tool.scalecheck]")
-    found = sorted({p for pattern in config.measurements for p in config.root.glob(pattern) if p.is_file()})
+    found = select_files(config.root, config.measurements)
     if not found:
         raise ConfigError(f"no file matches measurements = {list(config.measurements)} in {config.root}",
                           where=Location(config.source) if config.source else None,

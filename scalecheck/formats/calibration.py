@@ -49,12 +49,17 @@ EVENT_COLUMNS = "location,operation,p,bytes,time (unit optional)"
 
 
 def read_calibration(path: Path, resolution: float | None = None) -> Calibration:
-    """Read a calibration file; `resolution` (seconds) stands in for samples that do not state their own."""
+    """`read_calibration_text` of the file `path`, read once."""
     path = Path(path)
-    text = read_text(path)
+    return read_calibration_text(read_text(path), path, resolution)
+
+
+def read_calibration_text(text: str, source: Path, resolution: float | None = None) -> Calibration:
+    """Read `text`, a calibration file named `source`; `resolution` (seconds) stands in for samples that do not state
+    their own."""
     samples: dict[tuple[str, int, int], _Sample] = {}
-    records = _csv_records(path, text, "calibration") if _is_csv(path, text) else _json_records(path, text,
-                                                                                                "calibration")
+    records = (_csv_records(source, text, "calibration") if _is_csv(source, text)
+               else _json_records(source, text, "calibration"))
     for where, record in records:
         operation = _name(record, "operation", where)
         key = (operation, _whole(record, "p", where, 1), _whole(record, "bytes", where, 0))
@@ -69,21 +74,25 @@ def read_calibration(path: Path, resolution: float | None = None) -> Calibration
             sample.resolution = stated
         sample.times.extend(times)
     if not samples:
-        raise InputError("the file holds no calibration samples", where=Location(path),
+        raise InputError("the file holds no calibration samples", where=Location(source),
                          fix=f"write one sample per line, e.g. {CALIBRATION_EXAMPLE}")
     out = tuple(_checked(key, sample, resolution) for key, sample in samples.items())
-    _check_grids(path, out)
-    return Calibration(out, path)
+    _check_grids(source, out)
+    return Calibration(out, source)
 
 
 def read_events(path: Path) -> EventTrace:
-    """Read an event trace."""
+    """`read_events_text` of the file `path`, read once."""
     path = Path(path)
-    text = read_text(path)
+    return read_events_text(read_text(path), path)
+
+
+def read_events_text(text: str, source: Path) -> EventTrace:
+    """Read `text`, an event trace named `source`."""
     locations: dict[str, int] = {}
     operations: dict[str, int] = {}
     columns: list[list[float]] = [[], [], [], [], [], []]  # location, operation, p, bytes, time, line
-    records = _csv_records(path, text, "events") if _is_csv(path, text) else _json_records(path, text, "events")
+    records = _csv_records(source, text, "events") if _is_csv(source, text) else _json_records(source, text, "events")
     for where, record in records:
         location = _name(record, "location", where)
         operation = _name(record, "operation", where)
@@ -95,10 +104,10 @@ def read_events(path: Path) -> EventTrace:
                                            where.line or 0)):
             column.append(value)
     if not columns[0]:
-        raise InputError("the file holds no events", where=Location(path),
+        raise InputError("the file holds no events", where=Location(source),
                          fix=f"write one event per line, e.g. {EVENT_EXAMPLE}")
     return EventTrace(tuple(locations), tuple(operations), np.array(columns[0]), np.array(columns[1]),
-                      np.array(columns[2]), np.array(columns[3]), np.array(columns[4]), np.array(columns[5]), path)
+                      np.array(columns[2]), np.array(columns[3]), np.array(columns[4]), np.array(columns[5]), source)
 
 
 @dataclass

@@ -17,8 +17,13 @@ COLUMNS_FIX = ("scalecheck reads a header row kernel,metric,<parameter>...,value
 
 
 def read_csv_table(path: Path) -> Run:
+    """`read_csv_table_text` of the file `path`, read once."""
+    path = Path(path)
+    return read_csv_table_text(read_text(path), path)
+
+
+def read_csv_table_text(text: str, source: Path) -> Run:
     """Read a CSV table; rows for the same kernel, metric and point add repetitions."""
-    text = read_text(path)
     # newline="" leaves line endings to the csv module, which also handles quoted fields holding newlines
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)  # strict: a stray quote is an error
     header: list[str] | None = None
@@ -30,23 +35,23 @@ def read_csv_table(path: Path) -> Run:
                 continue  # blank lines, also those holding only spaces or commas
             if header is None:
                 header = [cell.strip() for cell in row]
-                columns = _columns(path, header, reader.line_num)
+                columns = _columns(source, header, reader.line_num)
                 roles = set(columns.values())
-                builder = RunBuilder([name for index, name in enumerate(header) if index not in roles], path)
+                builder = RunBuilder([name for index, name in enumerate(header) if index not in roles], source)
                 continue
             assert builder is not None
-            _add_row(builder, header, columns, row, Location(path, reader.line_num))
+            _add_row(builder, header, columns, row, Location(source, reader.line_num))
     except csv.Error as err:
-        raise InputError(f"not valid CSV: {err}", where=Location(path, reader.line_num),
+        raise InputError(f"not valid CSV: {err}", where=Location(source, reader.line_num),
                          fix="check the quotes on this line: a field that starts with \" must end with \"") from None
     if builder is None:
-        raise InputError("the file holds no header row", where=Location(path), fix=COLUMNS_FIX)
+        raise InputError("the file holds no header row", where=Location(source), fix=COLUMNS_FIX)
     return builder.build()
 
 
-def _columns(path: Path, header: list[str], line: int) -> dict[str, int]:
+def _columns(source: Path, header: list[str], line: int) -> dict[str, int]:
     """Indices of the columns with a meaning (kernel, metric, unit, value); the others are parameters."""
-    where = Location(path, line)
+    where = Location(source, line)
     if len(header) == 1 and any(sep in header[0] for sep in ";\t"):
         raise InputError("the header row has no commas", where=where,
                          fix="scalecheck reads comma-separated values; " + COLUMNS_FIX)

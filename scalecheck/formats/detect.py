@@ -12,18 +12,26 @@ from scalecheck.errors import InputError, Location
 from scalecheck.formats.extrap_text import KEYWORDS
 from scalecheck.formats.source import read_text
 from scalecheck.formats.talpas import talpas_to_json
+from scalecheck.names import FORMAT_NAMES
 
-FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas")
 _BY_SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 _NATIVE_START = re.compile(r'\s*\{\s*"scalecheck"\s*:')  # how scalecheck itself writes the version key: first
 
 
 def detect_format(path: Path) -> str:
-    """The name of the format of `path` (a key of `FORMATS`), or an `InputError` when it cannot be told."""
-    suffix = path.suffix.lower()  # Extra-P's samples include legacy_input_1.JSON
+    """The name of the format of the file `path` (a key of `FORMATS`), or an `InputError` when it cannot be told.
+
+    Only files whose extension does not tell their format are read.
+    """
+    path = Path(path)
+    return _BY_SUFFIX.get(path.suffix.lower()) or detect_format_text(read_text(path), path)
+
+
+def detect_format_text(text: str, source: Path) -> str:
+    """The name of the format of `text`, the content of the file `source`, by `source`'s extension, else by content."""
+    suffix = source.suffix.lower()  # Extra-P's samples include legacy_input_1.JSON
     if suffix in _BY_SUFFIX:
         return _BY_SUFFIX[suffix]
-    text = read_text(path)
     if suffix == ".json":
         return _json_kind(text)
     line = next((line for line in _lines(text) if not line.startswith("#")), "")
@@ -31,7 +39,7 @@ def detect_format(path: Path) -> str:
         return "extrap-text"
     if line.startswith("{"):
         return _brace_kind(line, text)
-    raise InputError("cannot tell the format of this file", where=Location(path),
+    raise InputError("cannot tell the format of this file", where=Location(source),
                      fix=f"name it with --format (one of: {', '.join(FORMAT_NAMES)})")
 
 

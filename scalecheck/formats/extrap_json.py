@@ -20,49 +20,54 @@ T = TypeVar("T")
 
 
 def read_extrap_json(path: Path) -> Run:
+    """`read_extrap_json_text` of the file `path`, read once."""
+    path = Path(path)
+    return read_extrap_json_text(read_text(path), path)
+
+
+def read_extrap_json_text(text: str, source: Path) -> Run:
     """Read Extra-P JSON; the legacy id-based layout is recognised by its "callpaths"/"coordinates" lists."""
-    text = read_text(path)
-    doc = load_json(path, text)
+    doc = load_json(source, text)
     if not isinstance(doc, dict):
         raise InputError(f'the top level must be an object with "parameters" and "measurements", got '
-                         f"{type_name(doc)}", where=Location(path, line_of(text, ())),
+                         f"{type_name(doc)}", where=Location(source, line_of(text, ())),
                          fix="check that this is an Extra-P JSON file")
     if "scalecheck" in doc:
-        raise InputError("this is a scalecheck JSON file, not an Extra-P one", where=Location(path),
+        raise InputError("this is a scalecheck JSON file, not an Extra-P one", where=Location(source),
                          fix="read it with --format scalecheck-json")
     # keys starting with "_" are comments (the "_note" of converted files)
     keys = {key: value for key, value in doc.items() if not key.startswith("_")}
     legacy = any(key in keys for key in ("callpaths", "coordinates", "metrics"))
-    where = Location(path, record="top level")
+    where = Location(source, record="top level")
     check_keys(keys, LEGACY_KEYS if legacy else NEW_KEYS, where, "an Extra-P JSON file")
     for key in LEGACY_KEYS if legacy else NEW_KEYS:
         require(keys, key, where, "file")
-    return _read_legacy(path, text, keys) if legacy else _read_new(path, text, keys)
+    return _read_legacy(source, text, keys) if legacy else _read_new(source, text, keys)
 
 
-def _read_new(path: Path, text: str, doc: dict[str, object]) -> Run:
+def _read_new(source: Path, text: str, doc: dict[str, object]) -> Run:
     """{"parameters": [names], "measurements": {callpath: {metric: [{"point": [...], "values": [...]}]}}}."""
     with lines_of_errors(text, ("parameters",)):
-        builder = RunBuilder(parameters_from(doc["parameters"], Location(path, record="parameters")), path)
+        builder = RunBuilder(parameters_from(doc["parameters"], Location(source, record="parameters")), source)
     by_callpath = doc["measurements"]
     if not isinstance(by_callpath, dict):
         raise InputError(f'"measurements" must be an object, got {type_name(by_callpath)}',
-                         where=_at(path, text, "measurements"), fix='write {"callpath": {"metric": [...]}}')
+                         where=_at(source, text, "measurements"), fix='write {"callpath": {"metric": [...]}}')
     for callpath, by_metric in by_callpath.items():
         record = f"measurements[{json.dumps(callpath, ensure_ascii=False)}]"
         if not isinstance(by_metric, dict):
             raise InputError(f"expected an object of metrics, got {type_name(by_metric)}",
-                             where=_at(path, text, "measurements", callpath, record=record),
+                             where=_at(source, text, "measurements", callpath, record=record),
                              fix='write {"metric": [{"point": [...], "values": [...]}]}')
         for metric, entries in by_metric.items():
             keys: tuple[str | int, ...] = ("measurements", callpath, metric)
             metric_record = f"{record}[{json.dumps(metric, ensure_ascii=False)}]"
             if not isinstance(entries, list):
                 raise InputError(f"the measurements must be a list, got {type_name(entries)}",
-                                 where=_at(path, text, *keys, record=metric_record),
+                                 where=_at(source, text, *keys, record=metric_record),
                                  fix='write [{"point": [...], "values": [...]}, ...]')
             for index, entry in enumerate(entries):
-                where = Location(path, record=f"{metric_record}[{index}]")
+                where = Location(source, record=f"{metric_record}[{index}]")
                 # finding the line costs a scan of the text, so only a failing entry pays for it
                 with lines_of_errors(text, (*keys, index)):
                     _add_entry(builder, callpath, metric, entry, where)
@@ -88,25 +93,25 @@ def _add_entry(builder: RunBuilder, callpath: str, metric: str, entry: object, w
     builder.add(callpath, metric, point, values if isinstance(values, list) else [values], where)
 
 
-def _read_legacy(path: Path, text: str, doc: dict[str, object]) -> Run:
+def _read_legacy(source: Path, text: str, doc: dict[str, object]) -> Run:
     """The id-based layout: parameters, callpaths, metrics, coordinates and measurements refer to each other by id."""
-    parameter_rows = _table(path, text, doc, "parameters", ("id", "name"), _name)
+    parameter_rows = _table(source, text, doc, "parameters", ("id", "name"), _name)
     parameter_ids = sorted(parameter_rows, key=_id_order)  # Extra-P orders parameters by id
     names = [parameter_rows[pid] for pid in parameter_ids]
     with lines_of_errors(text, ("parameters",)):
-        builder = RunBuilder(parameters_from(names, Location(path, record="parameters")), path)
-    callpaths = _table(path, text, doc, "callpaths", ("id", "name"), _name)
-    metrics = _table(path, text, doc, "metrics", ("id", "name"), _name)
-    points = _table(path, text, doc, "coordinates", ("id", "parameter_value_pairs"),
+        builder = RunBuilder(parameters_from(names, Location(source, record="parameters")), source)
+    callpaths = _table(source, text, doc, "callpaths", ("id", "name"), _name)
+    metrics = _table(source, text, doc, "metrics", ("id", "name"), _name)
+    points = _table(source, text, doc, "coordinates", ("id", "parameter_value_pairs"),
                     lambda row, where: _coordinate(row, where, parameter_ids, names))
     measurements = doc["measurements"]
     if not isinstance(measurements, list):
         raise InputError(f'"measurements" must be a list, got {type_name(measurements)}',
-                         where=_at(path, text, "measurements", record="measurements"),
+                         where=_at(source, text, "measurements", record="measurements"),
                          fix='write "measurements": [{"callpath_id": ..., "coordinate_id": ..., "metric_id": ..., '
                              '"value": ...}, ...]')
     for index, row in enumerate(measurements):
-        where = Location(path, record=f"measurements[{index}]")
+        where = Location(source, record=f"measurements[{index}]")
         with lines_of_errors(text, ("measurements", index)):
             if not isinstance(row, dict):
                 raise InputError(f"a measurement must be an object, got {type_name(row)}", where=where,
@@ -119,16 +124,16 @@ def _read_legacy(path: Path, text: str, doc: dict[str, object]) -> Run:
     return builder.build()
 
 
-def _table(path: Path, text: str, doc: dict[str, object], section: str, keys: Sequence[str],
+def _table(source: Path, text: str, doc: dict[str, object], section: str, keys: Sequence[str],
            convert: Callable[[dict[str, object], Location], T]) -> dict[object, T]:
     """The entries of a legacy section by id, each converted from an object with at least `keys`."""
     rows = doc[section]
     if not isinstance(rows, list):
         raise InputError(f'"{section}" must be a list, got {type_name(rows)}',
-                         where=_at(path, text, section, record=section), fix=f'write "{section}": [{{"id": 1, ...}}]')
+                         where=_at(source, text, section, record=section), fix=f'write "{section}": [{{"id": 1, ...}}]')
     table: dict[object, T] = {}
     for index, row in enumerate(rows):
-        where = Location(path, record=f"{section}[{index}]")
+        where = Location(source, record=f"{section}[{index}]")
         with lines_of_errors(text, (section, index)):
             if not isinstance(row, dict):
                 raise InputError(f"an entry must be an object, got {type_name(row)}", where=where,
@@ -201,7 +206,7 @@ def _id_order(ident: object) -> tuple[int, float, str]:
     return (0, float(ident), "") if isinstance(ident, (int, float)) else (1, 0.0, str(ident))
 
 
-def _at(path: Path, text: str, *keys: str | int, record: str | None = None) -> Location:
+def _at(source: Path, text: str, *keys: str | int, record: str | None = None) -> Location:
     """The location of the JSON value at `keys`, with its line (only computed for errors and headers)."""
-    return Location(path, line_of(text, keys), record)
+    return Location(source, line_of(text, keys), record)
 

@@ -17,8 +17,13 @@ _ORDER_FIX = ("give one DATA line per point, in POINTS order; a new REGION or ME
 
 
 def read_extrap_text(path: Path) -> Run:
+    """`read_extrap_text_text` of the file `path`, read once."""
+    path = Path(path)
+    return read_extrap_text_text(read_text(path), path)
+
+
+def read_extrap_text_text(text: str, source: Path) -> Run:
     """Read an Extra-P text file; several values on a DATA line are repetitions."""
-    text = read_text(path)
     parameters: list[str] = []
     points: list[tuple[float, ...]] = []
     builder: RunBuilder | None = None
@@ -32,7 +37,7 @@ def read_extrap_text(path: Path) -> Run:
         keyword, *tail = line.split(None, 1)
         # Extra-P collapses runs of spaces and tabs, also inside region names; so do we, to name kernels alike
         rest = " ".join(tail[0].split()) if tail else ""
-        where = Location(path, line_no)
+        where = Location(source, line_no)
         if keyword == "PARAMETER":
             if points:
                 raise InputError("PARAMETER after POINTS", where=where,
@@ -60,14 +65,14 @@ def read_extrap_text(path: Path) -> Run:
                     f"more DATA lines than points: region '{region}' already has one for each of the "
                     f"{len(points)} point(s)", where=where, fix=_ORDER_FIX)
             if builder is None:
-                builder = RunBuilder(parameters, path)
+                builder = RunBuilder(parameters, source)
             builder.add(region, metric, points[next_point], rest.split(),
-                        Location(path, line_no, f"region '{region}'"))
+                        Location(source, line_no, f"region '{region}'"))
             next_point += 1
         else:
             raise _unknown_keyword(keyword, where)
     if builder is None:
-        raise InputError("the file holds no DATA lines", where=Location(path),
+        raise InputError("the file holds no DATA lines", where=Location(source),
                          fix="check that this is an Extra-P text file with measurements (DATA lines)")
     return builder.build()
 

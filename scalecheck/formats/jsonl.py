@@ -22,19 +22,24 @@ HEADER_KEYS = ("scalecheck", "parameters", "meta")
 
 
 def read_jsonl(path: Path) -> Run:
+    """`read_jsonl_text` of the file `path`, read once."""
+    path = Path(path)
+    return read_jsonl_text(read_text(path), path)
+
+
+def read_jsonl_text(text: str, source: Path) -> Run:
     """Read JSON Lines; lines for the same kernel, metric and point add repetitions."""
-    text = read_text(path)
-    objects = list(_objects(path, text))
+    objects = list(_objects(source, text))
     declared: tuple[str, ...] | None = None
     meta: dict[str, str] = {}
     if objects and isinstance(objects[0][1], dict) and "scalecheck" in objects[0][1]:
         line, header = objects.pop(0)
         assert isinstance(header, dict)  # checked above; mypy does not narrow through the tuple
-        declared, meta = _header(header, Location(path, line))
-    return run_from_records(path, _records(path, objects), declared, meta)
+        declared, meta = _header(header, Location(source, line))
+    return run_from_records(source, _records(source, objects), declared, meta)
 
 
-def run_from_records(path: Path, records: Iterable[tuple[Location, Record]],
+def run_from_records(source: Path, records: Iterable[tuple[Location, Record]],
                      declared: Sequence[str] | None, meta: Mapping[str, str], *, can_declare: bool = True) -> Run:
     """Build a `Run` from line records; without `declared` parameters the first record's point sets them."""
     builder: RunBuilder | None = None
@@ -43,20 +48,20 @@ def run_from_records(path: Path, records: Iterable[tuple[Location, Record]],
             # a point's key order is the only order a header-less file gives, so it becomes the parameter order
             parameters = declared if declared is not None else (
                 tuple(record.point) if isinstance(record.point, dict) else ())
-            builder = RunBuilder(parameters, path)
+            builder = RunBuilder(parameters, source)
             builder.meta.update(meta)
         add_record(builder, record, where, declared=declared is not None, can_declare=can_declare)
     if builder is None:
-        raise InputError("the file holds no measurements", where=Location(path),
+        raise InputError("the file holds no measurements", where=Location(source),
                          fix="check that the benchmark wrote its results to this file")
     return builder.build()
 
 
-def _objects(path: Path, text: str) -> Iterator[tuple[int, object]]:
+def _objects(source: Path, text: str) -> Iterator[tuple[int, object]]:
     """(1-based line, decoded JSON value) for every non-blank line."""
     for number, line in enumerate(split_lines(text), start=1):
         if line.strip():
-            yield number, load_json(path, line, line_offset=number - 1)
+            yield number, load_json(source, line, line_offset=number - 1)
 
 
 def _header(header: Mapping[str, object], where: Location) -> tuple[tuple[str, ...], dict[str, str]]:
@@ -70,10 +75,10 @@ def _header(header: Mapping[str, object], where: Location) -> tuple[tuple[str, .
     return parameters, meta_from(header["meta"], where) if "meta" in header else {}
 
 
-def _records(path: Path, objects: Iterable[tuple[int, object]]) -> Iterator[tuple[Location, Record]]:
+def _records(source: Path, objects: Iterable[tuple[int, object]]) -> Iterator[tuple[Location, Record]]:
     """The measurement records of the remaining lines, each with its location."""
     for line, obj in objects:
-        where = Location(path, line)
+        where = Location(source, line)
         if isinstance(obj, dict) and "scalecheck" in obj:
             raise InputError("a header line must be the first line of the file", where=where,
                              fix='move {"scalecheck": 1, "parameters": [...]} to the first line, or delete it')

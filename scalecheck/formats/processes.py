@@ -33,7 +33,8 @@ from scalecheck.data.measurement import Run, RunBuilder
 from scalecheck.data.processes import Clustering, Pair, Process, ProcessSet
 from scalecheck.errors import InputError, Location
 from scalecheck.formats.scalecheck_json import check_keys, check_version
-from scalecheck.formats.source import line_of, lines_of_errors, load_json, read_text, split_lines, type_name
+from scalecheck.formats.source import (check_not_empty, line_of, lines_of_errors, load_json, read_text, split_lines,
+                                      type_name)
 
 PROCESS_KEYS = ("id", "tag", "pairs", "paths")
 _PREFIX = re.compile(r"\[([^\[\]]*)\]\s*(.*)", re.DOTALL)  # "[rank 3] main->solve"
@@ -43,35 +44,46 @@ _PAIRS_FIX = ('give it "pairs": [["caller", "callee"], ...] or "paths": ["main->
 
 
 def read_processes(path: Path) -> ProcessSet:
-    """The processes of `path`: a scalecheck JSON file's `processes` section, a JSON Lines file of processes, or any
-    measurement file whose kernels are named `[process] call path`."""
+    """`read_processes_text` of the file `path`, read once."""
     path = Path(path)
-    text = read_text(path)
+    return read_processes_text(read_text(path), path)
+
+
+def read_processes_text(text: str, source: Path) -> ProcessSet:
+    """The processes of `text`, the content of the file `source`: a scalecheck JSON file's `processes` section, a
+    JSON Lines file of processes, or any measurement file whose kernels are named `[process] call path`."""
+    check_not_empty(text, source)
     lines = [line.strip() for line in split_lines(text) if line.strip()]
-    if path.suffix.lower() in (".jsonl", ".ndjson") or (len(lines) > 1 and _is_object(lines[0])):
-        objects = list(_objects(path, text))
+    if source.suffix.lower() in (".jsonl", ".ndjson") or (len(lines) > 1 and _is_object(lines[0])):
+        objects = list(_objects(source, text))
         header = objects[0] if isinstance(objects[0][1], dict) and "scalecheck" in objects[0][1] else None
         body = objects[1:] if header else objects
         if body and isinstance(body[0][1], dict) and any(key in body[0][1] for key in PROCESS_KEYS):
             if header is not None:
-                _check_header(header[1], Location(path, header[0]))
-            return _process_lines(path, body)
+                assert isinstance(header[1], dict)  # checked above; mypy does not narrow through the tuple
+                _check_header(header[1], Location(source, header[0]))
+            return _process_lines(source, body)
     elif lines[0].startswith("{"):
         try:
             doc = json.loads(text)
         except ValueError:
             doc = None  # the measurement reader names the line of the syntax error
         if isinstance(doc, dict) and "processes" in doc:
-            return _section(path, text, doc)
+            return _section(source, text, doc)
         if isinstance(doc, dict) and "id" in doc and "measurements" not in doc:
-            return _process_lines(path, [(1, doc)])  # JSON Lines of a single process
-    return _from_measurements(path)
+            return _process_lines(source, [(1, doc)])  # JSON Lines of a single process
+    return _from_measurements(text, source)
 
 
 def read_processes_section(path: Path) -> ProcessSet | None:
-    """The `processes` section of a scalecheck JSON measurement file, or None when it has none (or is not JSON)."""
+    """`read_processes_section_text` of the file `path`, read once."""
     path = Path(path)
-    text = read_text(path)
+    return read_processes_section_text(read_text(path), path)
+
+
+def read_processes_section_text(text: str, source: Path) -> ProcessSet | None:
+    """The `processes` section of `text`, a scalecheck JSON measurement file named `source`, or None when it has
+    none (or is not JSON)."""
     if '"processes"' not in text or not text.lstrip().startswith("{"):
         return None  # most measurement files: no second parse
     try:
@@ -80,7 +92,7 @@ def read_processes_section(path: Path) -> ProcessSet | None:
         return None  # not one JSON document (JSON Lines); the measurement reader has judged it already
     if not isinstance(doc, dict) or "processes" not in doc:
         return None
-    return _section(path, text, doc)
+    return _section(source, text, doc)
 
 
 def read_processes_sections(paths: Sequence[Path]) -> ProcessSet | None:
@@ -282,10 +294,10 @@ def _path_pairs(raw: object, pid: str, where: Location) -> Iterator[Pair]:
         yield from zip(names[:-1], names[1:])
 
 
-def _from_measurements(path: Path) -> ProcessSet:
-    from scalecheck.formats import read_measurements  # the package imports this module's neighbours
+def _from_measurements(text: str, source: Path) -> ProcessSet:
+    from scalecheck.formats import read_measurements_text  # the package imports this module's neighbours
 
-    return processes_from_run(read_measurements(path), path)
+    return processes_from_run(read_measurements_text(text, source), source)
 
 
 def _objects(path: Path, text: str) -> Iterator[tuple[int, object]]:

@@ -31,38 +31,43 @@ class Record(NamedTuple):
 
 
 def read_scalecheck_json(path: Path) -> Run:
+    """`read_scalecheck_json_text` of the file `path`, read once."""
+    path = Path(path)
+    return read_scalecheck_json_text(read_text(path), path)
+
+
+def read_scalecheck_json_text(text: str, source: Path) -> Run:
     """Read a scalecheck JSON file: {"scalecheck": 1, "parameters": [...], "meta": {...}, "measurements": [...]}."""
-    text = read_text(path)
-    doc = load_json(path, text)
+    doc = load_json(source, text)
     if not isinstance(doc, dict):
         raise InputError(
             f'the top level must be an object with keys "scalecheck", "parameters" and "measurements", '
             f"got {type_name(doc)}",
-            where=Location(path, line_of(text, ())),
+            where=Location(source, line_of(text, ())),
             fix='write the file as {"scalecheck": 1, "parameters": [...], "measurements": [...]}',
         )
     if "scalecheck" not in doc:
-        raise InputError("missing key 'scalecheck' (the format version)", where=Location(path),
+        raise InputError("missing key 'scalecheck' (the format version)", where=Location(source),
                          fix='start the file with {"scalecheck": 1, ...}, or, for an Extra-P JSON file, '
                              "read it with --format extrap-json")
     with lines_of_errors(text, ("scalecheck",)):
-        check_version(doc["scalecheck"], Location(path))
+        check_version(doc["scalecheck"], Location(source))
     for key in ("parameters", "measurements"):
         if key not in doc:
-            raise InputError(f"missing key '{key}'", where=Location(path),
+            raise InputError(f"missing key '{key}'", where=Location(source),
                              fix=f'add "{key}" at the top level (see the scalecheck JSON format)')
     with lines_of_errors(text, ("parameters",)):
-        builder = RunBuilder(parameters_from(doc["parameters"], Location(path, record="parameters")), path)
+        builder = RunBuilder(parameters_from(doc["parameters"], Location(source, record="parameters")), source)
     if "meta" in doc:
         with lines_of_errors(text, ("meta",)):
-            builder.meta.update(meta_from(doc["meta"], Location(path, record="meta")))
+            builder.meta.update(meta_from(doc["meta"], Location(source, record="meta")))
     measurements = doc["measurements"]
     if not isinstance(measurements, list):
         raise InputError(f'"measurements" must be a list, got {type_name(measurements)}',
-                         where=Location(path, line_of(text, ("measurements",)), "measurements"),
+                         where=Location(source, line_of(text, ("measurements",)), "measurements"),
                          fix='write "measurements": [{"kernel": ..., "point": {...}, "values": [...]}, ...]')
     for index, obj in enumerate(measurements):
-        where = Location(path, record=f"measurements[{index}]")
+        where = Location(source, record=f"measurements[{index}]")
         # finding the line costs a scan of the text, so only a failing record pays for it
         with lines_of_errors(text, ("measurements", index)):
             add_record(builder, record_from_object(obj, where), where, declared=True)

@@ -30,6 +30,12 @@ def read_text(path: Path) -> str:
     except OSError as err:
         raise InputError(f"cannot read the file: {err.strerror or err}", where=Location(path),
                          fix="check that the file exists and is readable") from None
+    return decode_text(raw, path)
+
+
+def decode_text(raw: bytes, source: Path) -> str:
+    """The bytes of the file `source` (a path, or a name such as ``1a2b3c4:bench/r.json``) as text, or an
+    `InputError` when they are not UTF-8 or hold nothing."""
     try:
         # utf-8-sig drops the byte-order mark that spreadsheet programs put at the start of CSV files
         text = raw.decode("utf-8-sig")
@@ -37,13 +43,18 @@ def read_text(path: Path) -> str:
         line = raw.count(b"\n", 0, err.start) + 1
         raise InputError(
             f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x} at offset {err.start})",
-            where=Location(path, line=line),
+            where=Location(source, line=line),
             fix="save the file as UTF-8 (for example `iconv -t UTF-8`), or check that it is a measurement file",
         ) from None
-    if not text.strip():
-        raise InputError("the file is empty", where=Location(path),
-                         fix="check that the benchmark wrote its results to this file")
+    check_not_empty(text, source)
     return text
+
+
+def check_not_empty(text: str, source: Path) -> None:
+    """An `InputError` when `text`, the content of `source`, is empty or only whitespace."""
+    if not text or text.isspace():
+        raise InputError("the file is empty", where=Location(source),
+                         fix="check that the benchmark wrote its results to this file")
 
 
 def split_lines(text: str) -> list[str]:

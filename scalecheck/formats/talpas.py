@@ -15,9 +15,14 @@ TALPAS_KEYS = ("parameters", "metric", "callpath", "value")
 
 
 def read_talpas(path: Path) -> Run:
+    """`read_talpas_text` of the file `path`, read once."""
+    path = Path(path)
+    return read_talpas_text(read_text(path), path)
+
+
+def read_talpas_text(text: str, source: Path) -> Run:
     """Read a TaLPas file such as {"parameters":{"x":20};"metric":"time";"callpath":"compute";"value":82.0}."""
-    text = read_text(path)
-    return run_from_records(path, _records(path, text), declared=None, meta={}, can_declare=False)
+    return run_from_records(source, _records(source, text), declared=None, meta={}, can_declare=False)
 
 
 def talpas_to_json(line: str) -> str:
@@ -44,14 +49,14 @@ def talpas_to_json(line: str) -> str:
     return "".join(out)
 
 
-def _records(path: Path, text: str) -> Iterator[tuple[Location, Record]]:
+def _records(source: Path, text: str) -> Iterator[tuple[Location, Record]]:
     """The record of every non-blank line, with its location."""
     for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
-        where = Location(path, number)
+        where = Location(source, number)
         # the conversion keeps every character's column, so JSON error positions still match the user's line
-        obj = load_json(path, talpas_to_json(line), line_offset=number - 1)
+        obj = load_json(source, talpas_to_json(line), line_offset=number - 1)
         if not isinstance(obj, dict):
             raise InputError(f"a TaLPas line must be an object, got {type_name(obj)}", where=where,
                              fix='write one object per line, e.g. {"parameters":{"x":20};"metric":"time";'

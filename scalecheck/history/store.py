@@ -9,8 +9,9 @@ Two stores, tried in this order when `kind` is "auto":
 - "repo": measurement files committed with the code, named by the config's ``measurements`` paths or globs
   relative to the repository root and read from each commit's tree.
 
-Globs use `fnmatch` semantics: ``*`` also matches ``/`` (``bench/*.json`` matches ``bench/x/y.json``), and
-``**/`` additionally matches no directory at all (``**/results.json`` matches ``results.json``).
+Globs mean what they mean for the working tree (`scalecheck.formats.paths`, bash with globstar): ``*`` stays within
+one folder (``bench/*.json`` does not match ``bench/x/y.json``), ``**`` matches any number of folders, none included
+(``**/results.json`` matches ``results.json``), and hidden names need an explicit ``.``.
 
 Refs come from untrusted pull requests: every git call passes an argument list (never a shell), and a ref that
 starts with ``-`` is refused before it could be read as an option.
@@ -18,27 +19,24 @@ starts with ``-`` is refused before it could be read as an option.
 
 from __future__ import annotations
 
-import dataclasses
-import fnmatch
-import itertools
 import os
-import re
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 import git
 from git.exc import GitCommandError
 
 from scalecheck.data.measurement import Run, merge_runs
-from scalecheck.errors import ConfigError, HistoryError, InputError, Location, NoBaselineError
-from scalecheck.formats import read_measurements
+from scalecheck.errors import ConfigError, HistoryError, Location, NoBaselineError
+from scalecheck.formats import decode_text, read_measurements_text
+from scalecheck.formats.paths import is_pattern, normalised, search_start, select_paths
 from scalecheck.formats.writer import dumps_run
 
 KINDS = ("auto", "branch", "repo")
 DEFAULT_BRANCH = "scalecheck-data"
 IDENTITY = {"NAME": "scalecheck", "EMAIL": "scalecheck@localhost"}  # for CI runners without a git user
-_GLOB_CHARS = re.compile(r"[*?\[]")
 _NO_SHA = "0" * 40  # update-ref's old value for "the ref must not exist yet"
 _FETCH_FIX = ("fetch the whole history (in GitHub Actions, actions/checkout with `fetch-depth: 0`; "
               "elsewhere `git fetch --unshallow`)")
@@ -62,7 +60,7 @@ class Store:
         self.root = Path(self.repo.working_tree_dir or self.repo.git_dir)
         self._git = self.repo.git
         self.data_branch = data_branch
-        self.measurements = tuple(_normalised(pattern) for pattern in measurements)
+        self.measurements = tuple(normalised(pattern) for pattern in measurements)
         self.fmt = fmt
         self.kind = kind
         self._entries: dict[str, dict[str, git.Blob]] = {}  # data-branch commit sha -> its files
@@ -171,15 +169,15 @@ class Store:
         for display, entries in snapshot:
             blob = entries.get(name)
             if blob is not None:
-                return _read_blob(blob.data_stream.read(), name, f"{display}:{name}", "scalecheck-json")
+                return _read_blob(blob, f"{display}:{name}", "scalecheck-json")
         return None
 
     def _read_files(self, sha: str) -> Run | None:
         blobs = _matching_blobs(self.repo.commit(sha).tree, self.measurements)
         if not blobs:
             return None
-        runs = [_read_blob(blob.data_stream.read(), blob.name, f"{sha[:7]}:{blob.path}", self.fmt) for blob in blobs]
-        return merge_runs(runs)  # its errors name the display paths: each run's sources were relocated
+        runs = [_read_blob(blob, f"{sha[:7]}:{blob.path}", self.fmt) for blob in blobs]
+        return merge_runs(runs)  # its errors name the sources the runs were read under
 
     def _snapshot(self) -> Snapshot:
         """The files of the local data branch and of origin's, those that exist, looked up once per call."""
@@ -339,34 +337,30 @@ class Store:
                                where=Location(self.root), fix="; ".join(fixes))
 
 
-def _normalised(pattern: str) -> str:
-    """A measurements path or glob relative to the repository root, as paths in a git tree are spelt."""
-    pattern = pattern.replace(os.sep, "/") if os.sep != "/" else pattern
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    return pattern.lstrip("/")
-
-
 def _matching_blobs(tree: git.Tree, patterns: Sequence[str]) -> list[git.Blob]:
     """The files of `tree` that `patterns` name, sorted by path; symbolic links and submodules are skipped."""
     found: dict[str, git.Blob] = {}
     for pattern in patterns:
-        glob = _GLOB_CHARS.search(pattern)
-        if glob is None:  # a plain path: looked up, not searched for
+        if not is_pattern(pattern):  # a plain path: looked up, not searched for
             item = _lookup(tree, pattern)
-            if isinstance(item, git.Blob) and item.mode != git.Blob.link_mode:
+            if _is_file(item):
                 found[str(item.path)] = item
             continue
-        prefix = pattern[: glob.start()].rpartition("/")[0]  # only the folder before the first wildcard is searched
-        top = _lookup(tree, prefix) if prefix else tree
+        folder, depth = search_start(pattern)  # only where the pattern can match is read from git
+        top = _lookup(tree, folder) if folder else tree
         if not isinstance(top, git.Tree):
             continue
-        variants = list(_glob_variants(pattern))
-        for item in top.traverse():
-            if (isinstance(item, git.Blob) and item.mode != git.Blob.link_mode
-                    and any(fnmatch.fnmatchcase(str(item.path), variant) for variant in variants)):
-                found[str(item.path)] = item
+        blobs: dict[str, git.Blob] = {}
+        for item in top.traverse(depth=-1 if depth is None else depth):
+            if _is_file(item):
+                blobs[str(item.path)] = item
+        found.update((path, blobs[path]) for path in select_paths(blobs, [pattern]))
     return [found[path] for path in sorted(found)]
+
+
+def _is_file(item: object) -> TypeGuard[git.Blob]:
+    """Whether `item` is a file of a git tree, not a folder, a submodule or a symbolic link."""
+    return isinstance(item, git.Blob) and item.mode != git.Blob.link_mode
 
 
 def _lookup(tree: git.Tree, path: str) -> object:
@@ -376,26 +370,7 @@ def _lookup(tree: git.Tree, path: str) -> object:
         return None
 
 
-def _glob_variants(pattern: str) -> Iterator[str]:
-    """`pattern` with each ``**/`` kept (one or more directories, fnmatch's ``*`` spans ``/``) or dropped (none)."""
-    parts = pattern.split("**/")
-    for keep in itertools.product(("**/", ""), repeat=len(parts) - 1):
-        yield "".join(part + sep for part, sep in zip(parts, (*keep, "")))
-
-
-def _read_blob(data: bytes, name: str, display: str, fmt: str | None) -> Run:
-    """Read a file's bytes with scalecheck's readers; locations in the run and in errors name `display`."""
-    shown = Path(display)
-    with tempfile.TemporaryDirectory(prefix="scalecheck-") as folder:
-        path = Path(folder) / name  # the same name: the format is detected from it
-        path.write_bytes(data)
-        try:
-            run = read_measurements(path, fmt)
-        except InputError as err:
-            where = err.where
-            if where is None or where.path == path:
-                where = Location(shown, where.line, where.record) if where else Location(shown)
-            raise InputError(err.problem, where=where, fix=err.fix) from None
-    series = tuple(dataclasses.replace(s, source=Location(shown, s.source.line, s.source.record))
-                   if s.source is not None and s.source.path == path else s for s in run.series)
-    return Run(run.parameters, series, run.meta)
+def _read_blob(blob: git.Blob, display: str, fmt: str | None) -> Run:
+    """Read a committed file in memory; locations in the run and in errors name `display` (``1a2b3c4:path``)."""
+    source = Path(display)
+    return read_measurements_text(decode_text(blob.data_stream.read(), source), source, fmt)

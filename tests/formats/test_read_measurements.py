@@ -1,4 +1,4 @@
-"""read_measurements and read_many: file-level errors, format choice, merging."""
+"""read_measurements, read_measurements_text and read_many: file-level errors, format choice, merging."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from scalecheck.errors import InputError
-from scalecheck.formats import read_many, read_measurements
+from scalecheck.formats import FORMATS, read_many, read_measurements, read_measurements_text
 
 INPUTS = Path(__file__).parent.parent / "inputs"
 
@@ -103,3 +103,62 @@ def test_read_many_needs_a_file() -> None:
     with pytest.raises(InputError, match=r"no measurement files given") as info:
         read_many([])
     assert info.value.fix
+
+
+BAD_FILES = [
+    ("bad_value.csv", "kernel,p,value\nsort,2,1.0\nsort,4,n/a\n"),
+    ("bad.jsonl", '{"kernel": "k", "point": {"p": 2}, "value": 1.0}\n{"kernel": "k", "point": {"q": 4}, "value": 1}\n'),
+    ("bad.json", '{"scalecheck": 1,\n "parameters": ["p"],\n "measurements": [\n  {"kernel": "k", "point": {"p": 2},'
+                 ' "values": [1.0], "colour": 1}\n ]}\n'),
+    ("bad.txt", "PARAMETER p\nPOINTS 2 4\nREGION r\nDATA 1.0\nDATA x\n"),
+    ("talpas.txt", '{"parameters":{"x":20};"metric":"time";"callpath":"c";"value":"slow"}\n'),
+    ("mystery.out", "hello\n"),
+]
+
+
+@pytest.mark.parametrize("name, text", BAD_FILES, ids=[name for name, _ in BAD_FILES])
+def test_read_measurements_text_names_its_source_as_read_measurements_names_the_path(
+        make_file, name: str, text: str) -> None:
+    path = make_file(name, text)
+    with pytest.raises(InputError) as from_path:
+        read_measurements(path)
+    with pytest.raises(InputError) as from_text:
+        read_measurements_text(text, path)
+    assert str(from_text.value) == str(from_path.value)
+    assert str(from_path.value).startswith(f"{path}:") and from_path.value.fix
+
+
+def test_read_measurements_text_detects_the_format_from_the_source_name_and_the_text() -> None:
+    csv = read_measurements_text("kernel,p,value\nsort,2,1.0\n", "1a2b3c4:bench/r.csv")
+    assert str(csv.series[0].source) == "1a2b3c4:bench/r.csv: kernel 'sort', metric 'time'"
+    extrap = read_measurements_text("PARAMETER p\nPOINTS 2\nREGION r\nDATA 1.0\n", Path("r.out"))
+    assert [s.kernel for s in extrap.series] == ["r"]
+
+
+def test_read_measurements_text_of_nothing_is_an_empty_file() -> None:
+    with pytest.raises(InputError, match=r"^1a2b3c4:r\.json: the file is empty"):
+        read_measurements_text(" \n", "1a2b3c4:r.json")
+
+
+def test_read_measurements_reads_the_file_once(make_file, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = make_file("r.out", "PARAMETER p\nPOINTS 2\nREGION r\nDATA 1.0\n")  # detected by its content
+    reads: list[Path] = []
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or original(self))
+    read_measurements(path)
+    assert reads == [path]
+
+
+def test_every_format_reader_takes_text_and_a_source() -> None:
+    texts = {"scalecheck-json": '{"scalecheck": 1, "parameters": ["p"], "measurements": [{"kernel": "k", '
+                                '"point": {"p": 2}, "values": [1.0]}]}',
+             "jsonl": '{"kernel": "k", "point": {"p": 2}, "value": 1.0}\n',
+             "csv": "kernel,p,value\nk,2,1.0\n",
+             "extrap-text": "PARAMETER p\nPOINTS 2\nREGION k\nDATA 1.0\n",
+             "extrap-json": '{"parameters": ["p"], "measurements": {"k": {"time": [{"point": [2], "values": [1.0]}]}}}',
+             "talpas": '{"parameters":{"p":2};"metric":"time";"callpath":"k";"value":1.0}\n'}
+    assert tuple(texts) == tuple(FORMATS)
+    for fmt, reader in FORMATS.items():
+        run = reader(texts[fmt], Path(f"git:{fmt}.data"))
+        assert [s.kernel for s in run.series] == ["k"], fmt
+        assert read_measurements_text(texts[fmt], "x.data", fmt).series[0].kernel == "k"

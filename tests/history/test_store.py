@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -186,8 +187,32 @@ def test_corrupt_committed_file_is_an_input_error_naming_commit_and_path(git_rep
         store_of(repo, measurements=["bench/results.json"]).read("HEAD")
 
 
+@pytest.mark.parametrize("data, message", [
+    ("kernel,p,value\nl\xf6sen,2,1.0\n".encode("latin-1"), r"bench/r\.csv:2: the file is not UTF-8 text"),
+    (b" \n", r"bench/r\.csv: the file is empty"),
+    (b"kernel,p,value\nsort,2,n/a\n", r"bench/r\.csv:2: the measured value must be a number"),
+])
+def test_committed_files_are_read_in_memory_with_the_errors_of_a_file(
+        git_repo: MakeRepo, store_of, monkeypatch: pytest.MonkeyPatch, data: bytes, message: str) -> None:
+    repo = git_repo([("commit", "c1")])
+    (repo.path / "bench").mkdir()
+    (repo.path / "bench" / "r.csv").write_bytes(data)
+    repo.apply([("commit", "c2")])
+    store = store_of(repo, measurements=["bench/*.csv"], kind="repo")
+    monkeypatch.setattr(tempfile, "mkdtemp", _no_temporary_files)  # what TemporaryDirectory calls
+    monkeypatch.setattr(tempfile, "mkstemp", _no_temporary_files)
+    with pytest.raises(InputError, match=rf"^{repo.commits['c2'][:7]}:{message}") as info:
+        store.read("HEAD")
+    assert info.value.fix
+
+
+def _no_temporary_files(*args: object, **kwargs: object) -> str:
+    raise AssertionError("a committed file must be read in memory")
+
+
 @pytest.mark.parametrize("patterns, expected", [
-    (["bench/*.json"], ["a", "deep"]),  # fnmatch: '*' also matches '/'
+    (["bench/*.json"], ["a"]),  # '*' stays within one folder, as in the working tree
+    (["bench/*/*.json"], ["deep"]),
     (["bench/a.json"], ["a"]),
     (["**/results.jsonl"], ["other", "top"]),  # '**/' also matches no folder
     (["bench/**/*.json"], ["a", "deep"]),
