@@ -43,6 +43,7 @@ from scalecheck.data.verdict import Finding, Verdict
 from scalecheck.errors import ConfigError, HistoryError, InputError, Location, NoBaselineError
 from scalecheck.formats import read_many
 from scalecheck.formats.calibration import read_calibration, read_events
+from scalecheck.formats.paths import escape as escape_path
 from scalecheck.formats.paths import select_files
 from scalecheck.formats.processes import read_processes, read_processes_sections
 from scalecheck.history.store import Store
@@ -299,7 +300,7 @@ def open_store(config: Config, cwd: Path, files: Sequence[Path] = ()) -> Store:
     for path in files:
         full = (cwd / path).resolve()
         if repo_top is not None and full.is_relative_to(repo_top):
-            patterns.append(full.relative_to(repo_top).as_posix())
+            patterns.append(escape_path(full.relative_to(repo_top).as_posix()))  # a name, not a pattern
     return Store(cwd, data_branch=config.data_branch, measurements=patterns, fmt=config.format, kind=config.store)
 
 

@@ -289,8 +289,10 @@ class Config:
     # [tool.scalecheck]
     measurements: tuple[str, ...] = setting(
         "", _strings, default=(), example='["bench/*.json"]',
-        help="glob patterns of the candidate's measurement files, relative to the folder of the settings file "
-             "(used when a command is given no files)")
+        help="glob patterns of the candidate's measurement files, relative to the folder of the settings file, "
+             "used when a command is given no files: '*' stays within one folder, '**' matches any folders, "
+             "'{a,b}' expands, hidden files match only a pattern that names their leading '.'; the same files are "
+             "read at the baseline commit")
     format: str | None = setting(
         "", _choice(FORMAT_NAMES), default=None, example='"csv"', commands=COMMANDS, metavar="NAME", flag_example="csv",
         choices=FORMAT_NAMES, help="read every measurement file in this format instead of detecting it per file")
