@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scalecheck.api import check  # noqa: E402
+from scalecheck.api import check, check_plots  # noqa: E402
 from scalecheck.config import Config  # noqa: E402
 from scalecheck.data.measurement import RunBuilder  # noqa: E402
 from scalecheck.data.verdict import Verdict  # noqa: E402
@@ -78,9 +78,9 @@ def main() -> None:
                                               for f in verdict.failures[:1]), verdict.fail_on)
     rows = []
     for label, v in (("as measured", verdict), ("every kernel failing", worst)):
-        page, html_time = timed(lambda: render_check_html(v, context, baseline=result.baseline,
-                                                          candidate=result.candidate, options=result.options,
-                                                          max_plots=args.max_plots))
+        # the bands (check_plots) and the rendering together: what --html adds to a check
+        page, html_time = timed(lambda: render_check_html(v, context, plots=check_plots(replace(result, verdict=v),
+                                                                                        args.max_plots)))
         comment, md_time = timed(lambda: render_check_markdown(v, context, limit=COMMENT_LIMIT,
                                                                artifact_url="https://example.test/run"))
         summary, _ = timed(lambda: render_check_markdown(v, context, limit=SUMMARY_LIMIT))

@@ -13,8 +13,9 @@ import difflib
 import fnmatch
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from scalecheck.config import Config
 from scalecheck.config import parse_target as config_parse_target
 from scalecheck.core.cluster import MAX_CONCEPTS, MAX_SETS, ClusterOptions
 from scalecheck.core.cluster import cluster as cluster_processes
-from scalecheck.core.compare import CompareOptions, Expectation, compare
+from scalecheck.core.compare import CompareOptions, Expectation, compare, prediction_band
 from scalecheck.core.gate import verdict
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.overhead import attribute, build_profiles
@@ -33,22 +34,24 @@ from scalecheck.core.structure import structure_findings
 from scalecheck.core.tmax import DEFAULT_QUANTILE, NoiseOptions
 from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Run, Series
-from scalecheck.data.outcome import ModelTable
+from scalecheck.data.outcome import KernelModel, ModelTable
 from scalecheck.data.machine import MachineMatch
 from scalecheck.data.machine import match as match_machines
 from scalecheck.data.provenance import SameJob
 from scalecheck.data.overhead import INTERPOLATIONS, Calibration, EventTrace, OverheadTable
 from scalecheck.data.processes import Clustering, ProcessSet
 from scalecheck.data.verdict import Finding, Verdict
+from scalecheck.data.views import (CheckContext, HistoryEntry, KernelPlot, Plots, findings_by_kernel, kernel_plot,
+                                   plot_grid, plot_side, report_order)
 from scalecheck.errors import ConfigError, HistoryError, InputError, Location, NoBaselineError
 from scalecheck.formats import read_many
 from scalecheck.formats.calibration import read_calibration, read_events
 from scalecheck.formats.paths import escape as escape_path
 from scalecheck.formats.paths import select_files
 from scalecheck.formats.processes import read_processes, read_processes_sections
-from scalecheck.history.store import Store
-from scalecheck.report.check_report import CheckContext
-from scalecheck.report.history_report import HistoryEntry
+
+if TYPE_CHECKING:  # gitpython loads only when a use case needs git: fit_models and check of files work without it
+    from scalecheck.history.store import Store
 
 
 def fit_models(
@@ -87,11 +90,13 @@ class ModelResult:
     options: FitOptions
     sources: str
     settings: Mapping[str, object]
+    plots: Plots = Plots()  # the HTML report's plots, confidence bands computed (`model(..., plots=N)`)
 
 
-def model(sources: Sequence[str | Path] | Run, config: Config) -> ModelResult:
+def model(sources: Sequence[str | Path] | Run, config: Config, *, plots: int = 0) -> ModelResult:
     """`scalecheck model`: read `sources` (or use the `Run` given) and model every (kernel, metric) that `config`
-    selects, with its search settings and target."""
+    selects, with its search settings and target; with the plots of the first `plots` kernels of the ranking (with
+    their confidence bands) for `scalecheck.report.html_report.render_model_html`."""
     run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], config.format)
     options = config.fit_options()
     table = fit_models(run, options=options, target=config.target, metrics=config.metrics, kernels=config.kernels,
@@ -100,7 +105,7 @@ def model(sources: Sequence[str | Path] | Run, config: Config) -> ModelResult:
                 "refine": options.refine, "allow_decreasing": options.allow_decreasing,
                 "segmentation": config.segmentation}
     shown = "measurements given" if isinstance(sources, Run) else ", ".join(map(str, sources))
-    return ModelResult(table, run.series, options, shown, settings)
+    return ModelResult(table, run.series, options, shown, settings, model_plots(table, run.series, options, plots))
 
 
 parse_target = config_parse_target  # `p=65536,n=1e6` → {'p': 65536.0, 'n': 1000000.0} (the --target flag's rule)
@@ -138,24 +143,27 @@ TARGET_FACTOR = 4.0  # without a configured target, predictions are made at this
 
 @dataclass(frozen=True)
 class CheckResult:
-    """A check's verdict and what it compared: the series of both sides (for plots) and the search options."""
+    """A check's verdict and what it compared: the series of both sides and the search options (from which
+    `check_plots` computes the plots of the HTML report), and those plots when `check(..., plots=N)` asked."""
 
     verdict: Verdict
     context: CheckContext
     baseline: tuple[Series, ...] = ()
     candidate: tuple[Series, ...] = ()
     options: FitOptions = FitOptions()
+    plots: Plots = Plots()
 
 
 def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | Run | None, config: Config, *,
-          cwd: Path | None = None, env: Mapping[str, str] | None = None, same_job: SameJob | None = None
-          ) -> CheckResult:
+          cwd: Path | None = None, env: Mapping[str, str] | None = None, same_job: SameJob | None = None,
+          plots: int = 0) -> CheckResult:
     """Compare the candidate's measurements with the baseline's and decide (see `scalecheck.core.compare`).
 
     `candidate`: measurement files, a `Run`, or None for the files `config.measurements` names. `baseline`: a
     measurement file, a git ref (its merge-base with HEAD, walking back to the nearest commit with measurements),
     a `Run`, or None for the pull request's base branch in GitHub Actions (GITHUB_BASE_REF). `same_job` says that
-    both runs were measured in this job (`scalecheck.samejob`), so they compare like with like.
+    both runs were measured in this job (`scalecheck.samejob`), so they compare like with like. `plots`: how many
+    of the worst kernels get a plot, with confidence bands, for `scalecheck.report.html_report.render_check_html`.
 
     When no commit on the baseline side has measurements yet, every kernel is new: the check passes with a notice
     (expectations still apply), unless `config.missing_baseline` is "fail". When the two sides' machines differ
@@ -206,7 +214,8 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
                               fix=f"did you mean '{close[0]}'?" if close else
                               f"the kernels are {', '.join(kernels[:5])}{' and more' if len(kernels) > 5 else ''}")
     structure = _structure_findings(candidate, baseline, config)  # none unless both sides have processes sections
-    settings = CompareOptions(config.threshold, config.confidence, config.bootstrap, config.seed)
+    settings = CompareOptions(threshold=config.threshold, confidence=config.confidence, resamples=config.bootstrap,
+                              seed=config.seed)
     segmentation = SegmentOptions() if config.segmentation else None
     comparison = compare(base_series, cand_series, target, config.fit_options(), segmentation, settings, expectations)
     # a renamed kernel is compared with its old name's baseline: warnings only (see scalecheck.core.renames)
@@ -221,7 +230,8 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
     context = CheckContext(base_label, cand_label, note, _settings_used(config), head or "",
                            baseline_machine=machines.baseline, candidate_machine=machines.candidate,
                            held_reason=held, same_job=same_job.text() if same_job else "", notices=tuple(notices))
-    return CheckResult(result, context, tuple(base_series), tuple(cand_series), config.fit_options())
+    checked = CheckResult(result, context, tuple(base_series), tuple(cand_series), config.fit_options())
+    return replace(checked, plots=check_plots(checked, plots)) if plots else checked
 
 
 def _machines(base: Run, cand: Run, same_job: SameJob | None, has_baseline: bool) -> MachineMatch:
@@ -292,6 +302,8 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path, env:
 def open_store(config: Config, cwd: Path, files: Sequence[Path] = ()) -> Store:
     """The git store of the repository around `cwd`, with the measurement patterns made relative to its top, plus
     `files` (paths relative to `cwd`) that lie inside the repository."""
+    from scalecheck.history.store import Store  # gitpython: imported by the use cases that need git only
+
     root = config.root.resolve()
     top = next((p for p in (root, *root.parents) if (p / ".git").exists()), None)
     prefix = root.relative_to(top).as_posix() if top is not None and top != root else ""
@@ -326,6 +338,65 @@ def _expectation(pattern: str, text: str, parameters: Sequence[str]) -> Expectat
         raise ConfigError(f"expectation '{pattern}' = '{text}': {err}",
                           fix=f"write the growth in the measured parameters ({', '.join(parameters)}), "
                               "e.g. 'p log p'") from None
+
+
+# --- the plots of the HTML reports -------------------------------------------------------------------------------
+
+BAND_RESAMPLES = 100  # bootstrap resamples behind a plot's confidence band (a plot costs about 0.2 s)
+
+
+def check_plots(result: CheckResult, limit: int) -> Plots:
+    """The plots of a check's HTML report: the `limit` worst kernels with a finding (in the report's order) that
+    have a model on some side; each side with its confidence band at the check's confidence and seed."""
+    if limit < 1:
+        return Plots()
+    verdict = result.verdict
+    comparison = verdict.comparison
+    by_kernel = findings_by_kernel(verdict)
+    series_b = {(s.kernel, s.metric): s for s in result.baseline}
+    series_c = {(s.kernel, s.metric): s for s in result.candidate}
+    models_b = {(k.kernel, k.metric): k.baseline for k in comparison.kernels}
+    # a renamed kernel is plotted against its old name's baseline, as it was compared
+    renamed = {(f.kernel, f.metric): (str(f.evidence["renamed from"]), f.metric) for f in verdict.findings
+               if f.kind == "renamed" and f.evidence.get("renamed from")}
+    confidence = float(result.context.settings.get("confidence", 0.95))  # type: ignore[arg-type]
+    plots: dict[tuple[str, str], KernelPlot] = {}
+    for k in report_order(verdict):
+        key = (k.kernel, k.metric)
+        if len(plots) >= limit or key not in by_kernel:
+            break  # the kernels with findings come first
+        old = renamed.get(key, key) if k.baseline is None else key
+        sides = [(role, s, m) for role, s, m in (("baseline", series_b.get(old), models_b.get(old)),
+                                                 ("candidate", series_c.get(key), k.candidate))
+                 if s is not None and m is not None and m.ok]
+        if sides:
+            plots[key] = _plot(sides, comparison.target, result.options, confidence, comparison.seed)
+    return Plots(limit, plots)
+
+
+def model_plots(table: ModelTable, series: Sequence[Series], options: FitOptions, limit: int) -> Plots:
+    """The plots of a model report: the first `limit` kernels of the ranking that have a model, with 95%
+    confidence bands."""
+    if limit < 1:
+        return Plots()
+    by_key = {(s.kernel, s.metric): s for s in series}
+    plots: dict[tuple[str, str], KernelPlot] = {}
+    for km in table.ranked()[:limit]:
+        found = by_key.get((km.kernel, km.metric))
+        if found is not None and km.ok:
+            plots[(km.kernel, km.metric)] = _plot([("model", found, km)], table.target, options, 0.95, 0)
+    return Plots(limit, plots)
+
+
+def _plot(sides: Sequence[tuple[str, Series, KernelModel]], target: Mapping[str, float] | None,
+          options: FitOptions, confidence: float, seed: int) -> KernelPlot:
+    """One kernel's plot: the grid along the last side's series, each side's model and bootstrap band along it."""
+    axis, grid = plot_grid(sides[-1][1], target)
+    drawn = []
+    for role, series, km in sides:
+        band = prediction_band(series, km, grid, options, confidence, BAND_RESAMPLES, seed)
+        drawn.append(plot_side(role, series, km, axis, grid, model=band.model, band=(band.low, band.high)))
+    return kernel_plot(sides[-1][1], axis, grid, target, drawn)
 
 
 # --- history in git ----------------------------------------------------------------------------------------------

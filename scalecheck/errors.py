@@ -1,9 +1,17 @@
-"""L0: where a problem is (`Location`), the error tree users can fix, and the warnings."""
+"""L0: where a problem is (`Location`), the error tree users can fix, and the warnings.
+
+An error prints as one line per part (where and what, then each detail, then the fix), every part made visible
+(`scalecheck.text.visible`): a file name, a record or a message that quotes a file can neither break the line,
+nor hide or reorder text, nor start a GitHub workflow command.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from scalecheck.text import visible
 
 
 @dataclass(frozen=True)
@@ -15,20 +23,27 @@ class Location:
     record: str | None = None
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else str(self.path)
-        return f"{where}: {self.record}" if self.record else where
+        path = visible(str(self.path))
+        where = f"{path}:{self.line}" if self.line else path
+        return f"{where}: {visible(self.record)}" if self.record else where
 
 
 class ScalecheckError(Exception):
     """Something the user can fix. The CLI and the pytest plugin print it without a traceback."""
 
-    def __init__(self, problem: str, *, where: Location | None = None, fix: str | None = None) -> None:
+    def __init__(self, problem: str, *, where: Location | None = None, fix: str | None = None,
+                 details: Sequence[str] = ()) -> None:
         super().__init__(problem)
         self.problem, self.where, self.fix = problem, where, fix
+        self.details = tuple(details)  # lines shown between the problem and the fix, e.g. the offending input
 
     def __str__(self) -> str:
-        text = f"{self.where}: {self.problem}" if self.where else self.problem
-        return f"{text}\n  fix: {self.fix}" if self.fix else text
+        problem = visible(self.problem)
+        lines = [f"{self.where}: {problem}" if self.where else problem]
+        lines += [f"  {visible(detail)}" for detail in self.details]
+        if self.fix:
+            lines.append(f"  fix: {visible(self.fix)}")
+        return "\n".join(lines)
 
 
 class InputError(ScalecheckError):

@@ -68,13 +68,13 @@ import numpy as np
 
 from scalecheck.data.measurement import Run, RunBuilder, merge_runs
 from scalecheck.errors import ConfigError, InputError, Location
+from scalecheck.files import write_atomic
 from scalecheck.formats import detect_format, read_measurements
 from scalecheck.formats.metric_lines import MetricLine, MetricLineError, read_metric_lines
 from scalecheck.formats.processes import read_processes_section
 from scalecheck.formats.writer import dumps_run
 from scalecheck.machine import fingerprint
-from scalecheck.report.escape import visible
-from scalecheck.report.output import write_atomic
+from scalecheck.text import visible
 
 METRICS_FD = 3
 WALL_METRIC, WALL_UNIT = "time", "s"
@@ -618,8 +618,8 @@ def _check_reported(metrics: Path, plan: Plan, step: Step,
         shown = visible(err.text.strip())
         shown = shown if len(shown) <= 200 else shown[:197] + "..."
         raise InputError(f"{step.shown} at {step.where}, repetition {step.repetition}/{step.repeat}: "
-                         f"$SCALECHECK_METRICS line {err.number}: {err.problem}\n  line {err.number}: {shown}",
-                         fix=err.fix) from None
+                         f"$SCALECHECK_METRICS line {err.number}: {err.problem}",
+                         details=[f"line {err.number}: {shown}"], fix=err.fix) from None
     units.update(seen)
     return lines
 

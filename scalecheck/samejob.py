@@ -43,7 +43,7 @@ from scalecheck.data.provenance import SameJob
 from scalecheck.errors import ConfigError, InputError
 from scalecheck.formats import read_measurements
 from scalecheck.history.worktree import baseline_worktree
-from scalecheck.report.escape import visible
+from scalecheck.text import visible
 
 DEFAULT_ROUNDS = 2
 SIDES = ("baseline", "candidate")

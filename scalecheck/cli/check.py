@@ -111,7 +111,7 @@ def report(args: argparse.Namespace, result) -> int:  # type: ignore[no-untyped-
     """Write the reports a check asked for, print the verdict (the GitHub way in Actions) and pick the exit status."""
     from scalecheck.github.workflow import Actions, running_in_actions
     from scalecheck.report.check_report import render_check_json, render_check_text
-    from scalecheck.report.output import write_atomic
+    from scalecheck.files import write_atomic
 
     github = running_in_actions(os.environ) if args.github is None else args.github
     actions = Actions.from_env(os.environ)
@@ -122,9 +122,9 @@ def report(args: argparse.Namespace, result) -> int:  # type: ignore[no-untyped-
     if args.html is not None:
         from scalecheck.report.html_report import render_check_html
 
-        write_atomic(args.html, render_check_html(verdict, context, baseline=result.baseline,
-                                                  candidate=result.candidate, options=result.options,
-                                                  max_plots=args.max_plots))
+        from scalecheck.api import check_plots
+
+        write_atomic(args.html, render_check_html(verdict, context, plots=check_plots(result, args.max_plots)))
     if args.markdown is not None:
         from scalecheck.report.markdown import render_check_markdown
 

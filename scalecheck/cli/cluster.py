@@ -70,7 +70,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import cluster
     from scalecheck.report.cluster_report import render_cluster_dot, render_cluster_json, render_cluster_text
-    from scalecheck.report.output import write_atomic
+    from scalecheck.files import write_atomic
 
     if args.similarity is not None and not 0 < args.similarity <= 1:
         raise ConfigError(f"--similarity must be a Jaccard index in (0, 1], got {args.similarity:g}",

@@ -29,7 +29,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import history
     from scalecheck.report.history_report import render_history_json, render_history_text
-    from scalecheck.report.output import write_atomic
+    from scalecheck.files import write_atomic
 
     if args.limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {args.limit}", fix="use --limit 1 or more")

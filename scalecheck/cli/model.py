@@ -46,18 +46,17 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import model
     from scalecheck.report.model_table import render_json, render_table
-    from scalecheck.report.output import write_atomic
+    from scalecheck.files import write_atomic
 
     if args.max_plots < 0:
         raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")
-    result = model(args.files, settings(args, "model"))
+    result = model(args.files, settings(args, "model"), plots=args.max_plots if args.html is not None else 0)
     if args.json is not None:
         write_atomic(args.json, render_json(result.table))
     if args.html is not None:
         from scalecheck.report.html_report import render_model_html
 
-        write_atomic(args.html, render_model_html(result.table, result.series, sources=result.sources,
-                                                  options=result.options, max_plots=args.max_plots,
+        write_atomic(args.html, render_model_html(result.table, result.plots, sources=result.sources,
                                                   settings=result.settings))
     sys.stdout.write(render_table(result.table))
     return OK

@@ -60,7 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import overhead
-    from scalecheck.report.output import write_atomic
+    from scalecheck.files import write_atomic
     from scalecheck.report.overhead_report import OverheadContext, render_overhead_json, render_overhead_text
 
     if not 0.8 <= args.quantile < 1:

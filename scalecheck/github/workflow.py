@@ -1,8 +1,8 @@
 """GitHub Actions workflow commands (annotations, stop-commands) and environment files (outputs, step summary).
 
-Everything written to the log is escaped so that text from measurement files, such as a hostile kernel name, can
-neither start a workflow command of its own nor hide in invisible characters. GitHub's runner decodes ``%0D``,
-``%0A`` (and in properties ``%3A``, ``%2C``) and ``%25`` last; `escape_data` and `escape_property` are its inverse.
+Every annotation's text is first made visible (`scalecheck.text.visible`, the sanitiser of every printed line: no
+line break, control, bidirectional or other hidden character, no workflow command of its own), then %-escaped the
+way GitHub's runner decodes it: ``%0D``, ``%0A`` (and in properties ``%3A``, ``%2C``), and ``%25`` last.
 stdlib only, and no numpy at import time: `Finding` is imported for type checking alone.
 """
 
@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scalecheck.text import visible
+
 if TYPE_CHECKING:
     from scalecheck.data.verdict import Finding
 
@@ -23,22 +25,13 @@ LEVELS = ("error", "warning", "notice")
 SUMMARY_LIMIT = 1024 * 1024  # bytes: GitHub drops a larger step summary and shows an error instead
 DEFAULT_API_URL = "https://api.github.com"
 
-# Control characters (category Cc) except \r and \n, which the %-escaping handles, plus NEL and the Unicode line
-# and paragraph separators (which some viewers break lines at) and the bidirectional controls (which reorder what
-# a reader sees): each becomes visible text such as \x1b.
-_INVISIBLE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def escape_data(text: str) -> str:
-    """Escape the message of a workflow command: invisible characters made visible, then %, \\r and \\n."""
-    text = _INVISIBLE.sub(_visible, text)
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape the message of a workflow command: `visible`, then GitHub's %-escaping of %, \\r and \\n (which
+    `visible` has already turned into text; kept so that the escaping is GitHub's whole rule on its own)."""
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

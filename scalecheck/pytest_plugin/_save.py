@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from scalecheck.errors import Location, ScalecheckError
+from scalecheck.files import write_atomic
 from scalecheck.formats.writer import dumps_run
 from scalecheck.machine import fingerprint
-from scalecheck.report.output import write_atomic
 
 
 def save(path: Path, records: Sequence[dict[str, Any]]) -> list[str]:

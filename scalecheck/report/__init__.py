@@ -1,1 +1,1 @@
-"""L4: rendering of results (text tables, JSON, later HTML and Markdown) and writing output files atomically."""
+"""L4: rendering of view records (text tables, JSON, HTML and Markdown); no numerics (the use cases compute)."""

@@ -1,48 +1,15 @@
-"""Render a check's `Verdict` as terminal text and as scalecheck's check JSON."""
+"""Render a check's `Verdict` as terminal text (every line made visible) and as scalecheck's check JSON."""
 
 from __future__ import annotations
 
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from scalecheck.data.outcome import KernelModel
 from scalecheck.data.verdict import Finding, KernelComparison, Verdict
-from scalecheck.report.escape import visible
-
-
-@dataclass(frozen=True)
-class CheckContext:
-    """What a check compared and with which settings, for the reader of a report."""
-
-    baseline: str  # e.g. "commit 1a2b3c4 (merge-base of HEAD and origin/main)" or "file base.json"
-    candidate: str
-    target_note: str = ""  # how the target scale was chosen
-    settings: Mapping[str, object] = field(default_factory=dict)
-    candidate_commit: str = ""  # the commit measured (GITHUB_SHA, or HEAD when the baseline came from git)
-    baseline_machine: str = ""  # one line naming the machine that measured each side ("" when not known)
-    candidate_machine: str = ""
-    held_reason: str = ""  # why findings that would fail were held back ("" when the sides are comparable)
-    same_job: str = ""  # how a same-job run measured both sides ("" for stored measurements)
-    notices: tuple[str, ...] = ()  # what the reader must know about the verdict: no baseline yet, findings held back
-
-    @property
-    def candidate_text(self) -> str:
-        """The candidate's label, with its commit when known."""
-        return self.candidate + (f" (commit {self.candidate_commit[:7]})" if self.candidate_commit else "")
-
-    def measured(self) -> list[tuple[str, str]]:
-        """How and where the two sides were measured, as (label, text) pairs for every report."""
-        if self.same_job:
-            return [("measured", self.same_job)]
-        base, cand = self.baseline_machine, self.candidate_machine
-        if not (base or cand):
-            return []
-        if base == cand:
-            return [("machine", f"{base} (both sides)")]
-        return [("machines", f"baseline {base or 'unknown'}; candidate {cand or 'unknown'}")]
+from scalecheck.data.views import CheckContext
+from scalecheck.text import visible
 
 
 def render_check_text(verdict: Verdict, context: CheckContext) -> str:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 
 from scalecheck.data.processes import Clustering, Group, Pair, pair_text
-from scalecheck.report.escape import visible
+from scalecheck.text import visible
 
 SHOWN_PAIRS = 6  # own pairs listed per node in the text; --json has them all
 SHOWN_GROUPS = 50  # rows of the groups table in the text

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from scalecheck.report.escape import visible
-from scalecheck.data.outcome import KernelModel, ModelTable
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One measured commit and its models."""
-
-    sha: str
-    description: str  # "1a2b3c4 subject (date)"
-    table: ModelTable
+from scalecheck.data.outcome import KernelModel
+from scalecheck.data.views import HistoryEntry
+from scalecheck.text import visible
 
 
 def growth_changes(entries: Sequence[HistoryEntry]) -> dict[tuple[str, str], list[tuple[int, str, str]]]:

@@ -1,33 +1,29 @@
 """The self-contained HTML reports: `render_check_html` (a check's verdict) and `render_model_html` (a model table).
 
 One file with inline CSS, an inline script (sorting and filtering of the kernel table) and inline SVG plots; its
-Content-Security-Policy allows nothing from the network. Every name from the measurements is autoescaped.
+Content-Security-Policy allows nothing from the network. Every name from the measurements is made visible and
+autoescaped (`templating.html_value`).
 
-Plots cost about 0.2 s each, so only the `max_plots` worst kernels are plotted (each with a note when left out);
-the table lists every kernel.
+The plots come computed (`scalecheck.data.views.Plots`, from `scalecheck.api`: bootstrap bands cost time, so only
+the worst `limit` kernels have one, each left out with a note); this module only renders them. The table lists
+every kernel.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from scalecheck.core.compare import prediction_band
-from scalecheck.core.search import FitOptions
-from scalecheck.data.measurement import Series
 from scalecheck.data.outcome import KernelModel, ModelTable
 from scalecheck.data.verdict import KINDS, SEVERITIES, Finding, KernelComparison, Verdict
-from scalecheck.report.check_report import CheckContext, headline, q_text
-from scalecheck.report.plots import PlotSide, kernel_svg, plot_axis
+from scalecheck.data.views import CheckContext, Key, Plots, findings_by_kernel, report_order
+from scalecheck.report.check_report import headline, q_text
+from scalecheck.report.plots import kernel_svg
 from scalecheck.report.templating import render_html
-
-MAX_PLOTS = 20
-BAND_RESAMPLES = 100
-Key = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -70,44 +66,31 @@ _CHECK_COLUMNS = (Column("rank", "#", "number", "num"), Column("severity", "seve
                   Column("status", "status"))
 
 
-def render_check_html(verdict: Verdict, context: CheckContext, *, baseline: Sequence[Series] = (),
-                      candidate: Sequence[Series] = (), options: FitOptions = FitOptions(),
-                      max_plots: int = MAX_PLOTS) -> str:
-    """The check report: verdict and why, every kernel (worst first, sortable and filterable), a plot per kernel
-    with a finding (the `max_plots` worst), the commits compared and the configuration."""
+def render_check_html(verdict: Verdict, context: CheckContext, *, plots: Plots = Plots()) -> str:
+    """The check report: verdict and why, every kernel (worst first, sortable and filterable), the plot of each
+    kernel with a finding that `plots` has (the `plots.limit` worst: `scalecheck.api.check(..., plots=N)`), the
+    commits compared and the configuration."""
     comparison = verdict.comparison
-    by_kernel: dict[Key, list[Finding]] = {}
-    for f in verdict.findings:
-        by_kernel.setdefault((f.kernel, f.metric), []).append(f)
-    order = {key: i for i, key in enumerate(by_kernel)}  # worst finding first
-    kernels = sorted(comparison.kernels, key=lambda k: (order.get((k.kernel, k.metric), len(order)),
-                                                        -(k.ratio or 0.0), k.kernel, k.metric))
+    by_kernel = findings_by_kernel(verdict)
+    kernels = report_order(verdict)
     anchors = {(k.kernel, k.metric): f"kernel-{i}" for i, k in enumerate(kernels)}
     rows = [_check_row(i + 1, k, by_kernel.get((k.kernel, k.metric), []), anchors) for i, k in enumerate(kernels)]
-    series_b = {(s.kernel, s.metric): s for s in baseline}
-    models_b = {(k.kernel, k.metric): k.baseline for k in comparison.kernels}
-    # a renamed kernel is plotted against its old name's baseline, as it was compared
-    renamed = {(f.kernel, f.metric): (str(f.evidence["renamed from"]), f.metric) for f in verdict.findings
-               if f.kind == "renamed" and f.evidence.get("renamed from")}
-    series_c = {(s.kernel, s.metric): s for s in candidate}
     confidence = float(context.settings.get("confidence", 0.95))  # type: ignore[arg-type]
     details = []
+    plotted = 0
     for k in kernels:
         key = (k.kernel, k.metric)
         if key not in by_kernel:
             continue
         detail = _check_detail(k, by_kernel[key], anchors[key])
-        if len([d for d in details if d.plot is not None]) >= max_plots:
-            detail.no_plot = f"Not plotted: only the {max_plots} worst kernels are (--max-plots)."
+        plot = plots.kernels.get(key)
+        if plot is not None:
+            detail.plot = Markup(kernel_svg(plot, salt=detail.anchor))  # matplotlib's SVG, labels made visible
+            plotted += 1
+        elif plotted >= plots.limit:
+            detail.no_plot = f"Not plotted: only the {plots.limit} worst kernels are (--max-plots)."
         else:
-            old = renamed.get(key, key) if k.baseline is None else key
-            sides = [PlotSide(role, s, m) for role, s, m in (("baseline", series_b.get(old), models_b.get(old)),
-                                                              ("candidate", series_c.get(key), k.candidate))
-                     if s is not None and m is not None and m.ok]
-            if sides:
-                detail.plot = _plot(sides, comparison.target, options, confidence, comparison.seed, detail.anchor)
-            else:
-                detail.no_plot = "Not plotted: " + (k.note or "no side has a model")
+            detail.no_plot = "Not plotted: " + (k.note or "no side has a model")
         details.append(detail)
     why = [{"anchor": anchors.get((f.kernel, f.metric), ""), "kernel": f.kernel, "metric": f.metric,
             "kind": f.kind, "message": f.message} for f in verdict.failures]
@@ -165,15 +148,6 @@ def _check_detail(k: KernelComparison, findings: list[Finding], anchor: str) -> 
     return detail
 
 
-def _plot(sides: list[PlotSide], target: Mapping[str, float] | None, options: FitOptions, confidence: float,
-          seed: int, salt: str) -> Markup:
-    _, grid = plot_axis(sides[-1].series, target)
-    banded = [PlotSide(s.role, s.series, s.model,
-                       prediction_band(s.series, s.model, grid, options, confidence, BAND_RESAMPLES, seed))
-              for s in sides]
-    return Markup(kernel_svg(banded, target, salt=salt))  # matplotlib's SVG: no text from the measurement files
-
-
 # --- the model report ---------------------------------------------------------------------------------------------
 
 _MODEL_COLUMNS = (Column("rank", "#", "number", "num"), Column("kernel", "kernel", css="kernel"),
@@ -182,12 +156,10 @@ _MODEL_COLUMNS = (Column("rank", "#", "number", "num"), Column("kernel", "kernel
                   Column("status", "status"))
 
 
-def render_model_html(table: ModelTable, series: Sequence[Series], *, sources: str = "",
-                      options: FitOptions = FitOptions(), max_plots: int = MAX_PLOTS,
+def render_model_html(table: ModelTable, plots: Plots = Plots(), *, sources: str = "",
                       settings: Mapping[str, object] | None = None) -> str:
-    """The model report: every kernel ranked as `scalecheck model` ranks them, and plots of the first
-    `max_plots` with their confidence bands."""
-    by_key = {(s.kernel, s.metric): s for s in series}
+    """The model report: every kernel ranked as `scalecheck model` ranks them, and the plots of the first
+    `plots.limit` with their confidence bands (`scalecheck.api.model(..., plots=N)`)."""
     ranked = table.ranked()
     rows, details = [], []
     for i, km in enumerate(ranked):
@@ -204,12 +176,12 @@ def render_model_html(table: ModelTable, series: Sequence[Series], *, sources: s
         detail = Detail(anchor, km.kernel, km.metric, km.unit, facts=[("model", _formula(km))])
         if km.segmented:
             detail.facts.append(("change points", ", ".join(cp.text() for cp in km.change_points)))
-        s = by_key.get((km.kernel, km.metric))
-        if i >= max_plots:
+        if i >= plots.limit:
             rows.append(Row("none", cells))
             continue
-        if s is not None and km.ok:
-            detail.plot = _plot([PlotSide("model", s, km)], table.target, options, 0.95, 0, anchor)
+        plot = plots.kernels.get((km.kernel, km.metric))
+        if plot is not None:
+            detail.plot = Markup(kernel_svg(plot, salt=anchor))
         else:
             detail.no_plot = "Not plotted: " + (km.note or "no model")
         rows.append(Row("none", cells, anchor))

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from scalecheck.data.verdict import Finding, KernelComparison, Verdict
-from scalecheck.report.check_report import CheckContext, headline, q_text
+from scalecheck.data.views import CheckContext
+from scalecheck.report.check_report import headline, q_text
 from scalecheck.report.templating import markdown_environment
 
 SUMMARY_LIMIT = 1024 * 1024  # bytes, GitHub's limit of a step summary

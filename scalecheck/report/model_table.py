@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import math
 
-from scalecheck.report.escape import visible
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, ModelTable, Segment
+from scalecheck.text import visible
 
 _HEAD = ("kernel", "metric", "model", "SMAPE %", "adj R^2", "growth")
 

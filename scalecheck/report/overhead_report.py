@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from scalecheck.data.noise import NoiseModel
 from scalecheck.data.overhead import OverheadRow, OverheadTable, Profile
-from scalecheck.report.escape import visible
+from scalecheck.text import visible
 
 MAX_SCALE_COLUMNS = 8  # the overhead per process count gets a column each when the events have at most this many
 _UNITS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))

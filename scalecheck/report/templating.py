@@ -1,4 +1,5 @@
-"""The Jinja2 environments of the reports: HTML (autoescaped) and Markdown (every value escaped for GitHub).
+"""The Jinja2 environments of the reports: HTML (autoescaped) and Markdown (every value escaped for GitHub); in
+both, every value is first made visible (`scalecheck.text.visible`).
 
 The templates live in the project's top-level `templates/` folder; the wheel installs that folder as
 `scalecheck/templates/` (see pyproject.toml), so a report renders the same from a checkout and from
@@ -17,7 +18,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from scalecheck import __version__
-from scalecheck.report.escape import visible
+from scalecheck.text import visible
 
 
 def templates_dir() -> Path:
@@ -30,11 +31,17 @@ def templates_dir() -> Path:
                             f"{package.parent / 'templates'}); reinstall scalecheck")
 
 
+def html_value(value: object) -> object:
+    """What an HTML template prints of `value`: made visible (`scalecheck.text.visible`), then autoescaped; markup
+    the renderer built itself (a plot, the page script) is printed as it is."""
+    return value if hasattr(value, "__html__") else visible(str(value))
+
+
 @functools.lru_cache(maxsize=None)
 def html_environment() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(templates_dir()), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              keep_trailing_newline=True)
+                              undefined=jinja2.StrictUndefined, finalize=html_value, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=True)
 
 
 def render_html(template: str, **values: object) -> str:

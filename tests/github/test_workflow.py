@@ -14,6 +14,7 @@ from scalecheck.data.verdict import Finding
 from scalecheck.github.workflow import (SUMMARY_LIMIT, Actions, annotation, annotations, append_summary,
                                         escape_data, escape_property, running_in_actions, stop_commands,
                                         write_outputs)
+from scalecheck.text import visible
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -77,24 +78,26 @@ def finding(kernel: str, severity: str, kind: str = "growth", message: str = "gr
 @pytest.mark.parametrize("text, data, prop", [
     ("plain", "plain", "plain"),
     ("100%", "100%25", "100%25"),
-    ("a\r\nb", "a%0D%0Ab", "a%0D%0Ab"),
+    ("a\r\nb", "a\\r\\nb", "a\\r\\nb"),  # one line: the break is shown, as in the terminal text
     ("%0A", "%250A", "%250A"),
     ("p: 64, n: 8", "p: 64, n: 8", "p%3A 64%2C n%3A 8"),
     ("a::error::b", "a::error::b", "a%3A%3Aerror%3A%3Ab"),
+    ("::error::b", "\\x3a:error::b", "\\x3a%3Aerror%3A%3Ab"),
     ("esc\x1b[31mred", "esc\\x1b[31mred", "esc\\x1b[31mred"),
-    ("nul\x00 tab\t nel\x85 del\x7f", "nul\\x00 tab\\x09 nel\\x85 del\\x7f", "nul\\x00 tab\\x09 nel\\x85 del\\x7f"),
+    ("nul\x00 tab\t nel\x85 del\x7f", "nul\\x00 tab\\t nel\\x85 del\\x7f", "nul\\x00 tab\\t nel\\x85 del\\x7f"),
     ("line\u2028para\u2029", "line\\u2028para\\u2029", "line\\u2028para\\u2029"),
     ("bidi\u202eevil", "bidi\\u202eevil", "bidi\\u202eevil"),
+    ("zero\u200bwidth\ufeff", "zero\\u200bwidth\\ufeff", "zero\\u200bwidth\\ufeff"),
 ])
 def test_escape_data_and_property_exact(text: str, data: str, prop: str) -> None:
     assert escape_data(text) == data
     assert escape_property(text) == prop
 
 
-def test_escape_data_leaves_no_control_character() -> None:
+def test_escape_data_leaves_no_control_or_format_character() -> None:
     every = "".join(chr(code) for code in range(0x3000))
     escaped = escape_data(every)
-    assert not [ch for ch in escaped if unicodedata.category(ch) in ("Cc", "Zl", "Zp")]
+    assert not [ch for ch in escaped if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")]
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -102,7 +105,7 @@ def test_escape_data_leaves_no_control_character() -> None:
 def test_annotation_of_hostile_name_is_one_line_that_decodes_back(name: str, level: str) -> None:
     line = annotation(level, f"{name} [time]: grows, 100%", title=f"scalecheck growth: {name}")
     assert line.startswith(f"::{level} title=")
-    assert parse_command(line) == (level, f"scalecheck growth: {name}", f"{name} [time]: grows, 100%")
+    assert parse_command(line) == (level, visible(f"scalecheck growth: {name}"), visible(f"{name} [time]: grows, 100%"))
 
 
 def test_annotation_without_title_and_unknown_level() -> None:
@@ -118,8 +121,9 @@ def test_annotations_of_hostile_findings_start_only_the_intended_commands() -> N
     assert len(output.splitlines()) == len(lines) == len(findings)
     for line, original in zip(lines, findings):
         level, title, message = parse_command(line)
-        assert (level, title) == (original.severity, f"scalecheck growth: {original.kernel}")
-        assert message == f"{original.kernel} [time]: grows faster"
+        assert (level, title) == (original.severity, visible(f"scalecheck growth: {original.kernel}"))
+        assert message == visible(f"{original.kernel} [time]: grows faster")
+        assert "\n" not in message and "\r" not in message  # shown as \n, as in the terminal text
 
 
 # -- annotations ------------------------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ def test_github_mode_writes_summary_outputs_and_escaped_annotations(
     assert len(annotations) == 10 + 1  # 10 errors (the worst of 12), then a notice of the rest
     assert all(re.match(r"::(error|notice)[ :]", a) for a in annotations)
     assert any("a%3A%3Aerror%3A%3Ab%250A" in a for a in annotations)  # in the title property
-    assert any("x%0A::error title=t::injected" in a for a in annotations)  # in the message: one line
+    assert any("x\\n::error title=t::injected" in a for a in annotations)  # in the message: one line
     assert html.is_file() and "<svg" in html.read_text(encoding="utf-8")
 
 

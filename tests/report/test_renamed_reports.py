@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 from markupsafe import escape
 
-from scalecheck.api import CheckResult, check
+from scalecheck.api import CheckResult, check, check_plots
 from scalecheck.config import Config
 from scalecheck.github.workflow import annotations
 from scalecheck.report.check_report import render_check_json, render_check_text
 from scalecheck.report.html_report import render_check_html
 from scalecheck.report.markdown import render_check_markdown
 from scalecheck.report.templating import md_code
+from scalecheck.text import visible
 
 from .conftest import Function, write
 
@@ -55,11 +56,11 @@ def test_json_carries_both_names(result: CheckResult) -> None:
 
 
 def test_html_escapes_both_names_and_plots_the_old_baseline(result: CheckResult) -> None:
-    page = render_check_html(result.verdict, result.context, baseline=result.baseline, candidate=result.candidate,
-                             options=result.options)
+    page = render_check_html(result.verdict, result.context, plots=check_plots(result, 20))
     assert "<script>alert" not in page and OLD not in page and NEW not in page
-    assert f"<strong>renamed</strong>: {escape(OLD)} was renamed {escape(NEW)}? it now grows as p^2" in page
-    assert f"<dt>renamed from?</dt><dd class=\"mono\">{escape(OLD)}</dd>" in page
+    shown_old, shown_new = escape(visible(OLD)), escape(visible(NEW))
+    assert f"<strong>renamed</strong>: {shown_old} was renamed {shown_new}? it now grows as p^2" in page
+    assert f"<dt>renamed from?</dt><dd class=\"mono\">{shown_old}</dd>" in page
     figure = page.split('<figure class="plot">')[1].split("</figure>")[0]
     assert "baseline" in figure and "candidate" in figure  # the new name's curve against the old name's baseline
 
@@ -76,11 +77,11 @@ def test_markdown_escapes_both_names(result: CheckResult) -> None:
 def test_the_github_annotation_is_one_sanitised_line(result: CheckResult) -> None:
     [line] = annotations(result.verdict.findings)
     assert "\n" not in line and "\r" not in line
-    assert line.startswith("::warning title=scalecheck renamed%3A <script>alert(1)</script>%0A%3A%3Aerror "
+    assert line.startswith("::warning title=scalecheck renamed%3A <script>alert(1)</script>\\n%3A%3Aerror "
                            "title=t%3A%3Asort_tiny::")
     message = line.split("::", 2)[2]
-    assert message.startswith("<script>alert(1)</script>%0A::error title=t::sort_tiny [time]: "
-                              "<script>alert(1)</script>%0A::error title=t::sort_small was renamed ")
+    assert message.startswith("<script>alert(1)</script>\\n::error title=t::sort_tiny [time]: "
+                              "<script>alert(1)</script>\\n::error title=t::sort_small was renamed ")
 
 
 def test_the_cli_prints_the_annotation_sanitised(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -96,7 +97,7 @@ def test_the_cli_prints_the_annotation_sanitised(tmp_path: Path, capsys: pytest.
     out = capsys.readouterr().out
     assert code == OK
     warnings = [line for line in out.splitlines() if line.startswith("::warning ")]
-    assert len(warnings) == 1 and "%0A" in warnings[0] and "was renamed" in warnings[0]
+    assert len(warnings) == 1 and "\\n::error" in warnings[0] and "was renamed" in warnings[0]
     # the hostile names start no workflow command of their own, inside or outside the stopped block
     assert not any(line.startswith("::error") for line in out.splitlines())
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")

@@ -10,11 +10,13 @@ import jinja2
 import pytest
 from markupsafe import escape
 
+from scalecheck.api import check_plots
 from scalecheck.data.verdict import SEVERITIES, Verdict
 from scalecheck.report.check_report import render_check_text
 from scalecheck.report.html_report import render_check_html, render_model_html
 from scalecheck.report.markdown import COMMENT_LIMIT, render_check_markdown
 from scalecheck.report.templating import html_environment, md_code, md_text, templates_dir
+from scalecheck.text import visible
 
 from .conftest import HOSTILE, Pair
 
@@ -22,8 +24,7 @@ from .conftest import HOSTILE, Pair
 @pytest.fixture(scope="module")
 def page(hostile_pair: Pair) -> str:
     r = hostile_pair.result
-    return render_check_html(r.verdict, r.context, baseline=r.baseline, candidate=r.candidate, options=r.options,
-                             max_plots=3)
+    return render_check_html(r.verdict, r.context, plots=check_plots(r, 3))
 
 
 def test_the_planted_kernels_fail_and_the_html_says_why(hostile_pair: Pair, page: str) -> None:
@@ -58,7 +59,7 @@ def test_the_kernel_table_lists_every_kernel_worst_first(hostile_pair: Pair, pag
 def test_hostile_names_are_inert_in_html(page: str, name: str) -> None:
     if any(c in name for c in "<>&\"'"):
         assert name not in page
-    assert str(escape(name)) in page
+    assert str(escape(visible(name))) in page  # a line break shows as \n, as in the text and the annotations
     assert "<script>alert" not in page and "<img src=x" not in page
 
 
@@ -136,16 +137,17 @@ def test_templates_fail_on_undefined_variables(hostile_pair: Pair) -> None:
 
 
 def test_model_report_ranks_and_plots(hostile_pair: Pair) -> None:
-    from scalecheck.api import fit_models
+    from scalecheck.api import fit_models, model_plots
+    from scalecheck.core.search import FitOptions
     from scalecheck.formats import read_many
 
     run = read_many([hostile_pair.candidate])
     table = fit_models(run, target={"p": 1024})
-    page = render_model_html(table, run.series, sources="candidate.json", max_plots=2)
+    page = render_model_html(table, model_plots(table, run.series, FitOptions(), 2), sources="candidate.json")
     assert page.count("<svg") == 2
     assert page.count('<tr data-severity="none">') == 7
     for name in HOSTILE:
-        assert str(escape(name)) in page
+        assert str(escape(visible(name))) in page
     assert "<script>alert" not in page and "<img src=x" not in page
     assert "p^(3/2)" in page
 
@@ -167,8 +169,7 @@ def test_every_report_names_the_machines_the_notices_and_held_findings(hostile_p
     notice = "findings held back: the machines differ. Measure both commits in one job (scalecheck check --same-job)"
     context = replace(r.context, baseline_machine="<b>A</b>", candidate_machine="B", held_reason="the machines differ",
                       notices=(notice,))
-    page = render_check_html(verdict, context, baseline=r.baseline, candidate=r.candidate, options=r.options,
-                             max_plots=0)
+    page = render_check_html(verdict, context)
     assert f'<p class="notice">{escape(notice)}</p>' in page
     assert "<dt>machines</dt><dd>baseline &lt;b&gt;A&lt;/b&gt;; candidate B</dd>" in page
     assert f"<em>{escape(held)}</em>" in page

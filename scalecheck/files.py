@@ -1,4 +1,7 @@
-"""Write output files atomically: a temp file in the same folder, then a rename, so no reader sees half a file."""
+"""L3: write output files atomically: a temp file in the same folder, then a rename, so no reader sees half a file.
+
+Every file scalecheck writes (reports, measurement files, JSON) goes through `write_atomic`; stdlib only.
+"""
 
 from __future__ import annotations
 
