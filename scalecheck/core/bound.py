@@ -44,10 +44,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from scalecheck.core.bootstrap import capped, expectation_spec, hypotheses, neighbourhood
-from scalecheck.core.compare import CompareOptions, _bootstrap, _restricted_test, _side, _Side
+from scalecheck.core.compare import CompareOptions
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
+from scalecheck.core.side import Side, fit_side, prepare_side, restricted_test
 from scalecheck.data.growth import exceeds
 from scalecheck.data.measurement import AGGREGATES, Series
 from scalecheck.data.outcome import FittedModel, KernelModel
@@ -114,7 +115,7 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
     model = fit_kernels([series], options, segmentation)[0]
     if not model.ok:
         return BoundCheck("unmodeled", model, None, None, 0.0, 1.0, 1.0, 1.0, note=model.note)
-    side = _side(series, model, options)
+    side = prepare_side(series, model, options)
     names = series.parameters
     growth = side.fitted.growth()
     far = np.max(side.points, axis=0) * 10  # hypotheses must stay defined a little beyond the measured range
@@ -122,8 +123,7 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
     specs.append(expectation_spec(bound, names))
     specs.append(capped(side.fitted.spec, bound, names))
     rng = np.random.default_rng([settings.seed, zlib.crc32("\0".join((series.kernel, series.metric)).encode())])
-    compare_settings = CompareOptions(confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed)
-    _, boot = _bootstrap(side, hypotheses(specs, side.points, far), far, options, compare_settings, rng)
+    boot = fit_side(side, hypotheses(specs, side.points, far), far, options, settings.resamples, rng).resampled
     within = float(np.mean([not exceeds(g, bound) for g in boot.growth(names)]))
     factors = _at(series, side.points, machine)
     rises, needed = _rise(side, bound, settings.share, settings.tolerance, factors, options)
@@ -140,7 +140,7 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
                     f"describe the measurements")
         return BoundCheck(outcome, model, growth, side.fitted, within, 1.0, observed if note else rise, needed,
                           note=note, machine=top)
-    p_value = _restricted_test(side, list(boot.specs), bound, options)
+    p_value = restricted_test(side, list(boot.specs), bound, options)
     decided = p_value <= 1 - settings.confidence and 1 - within >= settings.confidence and rise >= needed
     halves = None
     note = ""
@@ -195,17 +195,17 @@ def _confirms(half: tuple[Series, np.ndarray], bound: Mapping[str, Exponents], o
     model = fit_kernels([series], options, segmentation)[0]
     if not model.ok:
         return False
-    side = _side(series, model, options)
+    side = prepare_side(series, model, options)
     if not exceeds(side.fitted.growth(), bound):
         return False
     factors = _at(series, side.points, None if machine is None else machine[rows])
     rises, needed = _rise(side, bound, settings.share, settings.tolerance, factors, options)
     if min(rises) < max(needed, settings.floor):
         return False
-    return _restricted_test(side, specs, bound, options) <= 1 - settings.confidence
+    return restricted_test(side, specs, bound, options) <= 1 - settings.confidence
 
 
-def _rise(side: _Side, bound: Mapping[str, Exponents], share: float, tolerance: float, factors: np.ndarray,
+def _rise(side: Side, bound: Mapping[str, Exponents], share: float, tolerance: float, factors: np.ndarray,
           options: FitOptions) -> tuple[tuple[float, float], float]:
     """((of the model, of the measurements), needed): the cost over the bound (f / g) at the largest point against
     its lowest value over the points, divided by how much the machine factor rose between those two points, read

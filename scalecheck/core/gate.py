@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from scalecheck.data.verdict import KINDS, Comparison, Finding, Verdict
+from scalecheck.names import DEFAULT_FAIL_ON as DEFAULT_FAIL_ON  # re-exported: the kinds that fail by default
 
-DEFAULT_FAIL_ON = ("growth", "prediction", "expectation")
 MACHINE_KINDS = ("growth", "prediction", "measured", "overhead", "segmentation")  # a machine can explain them
 NEVER_FAIL = {"renamed": "warning", "replaced": "notice", "improvement": "notice"}  # kind -> its fixed severity
 _ORDER = {"error": 0, "warning": 1, "notice": 2}
@@ -81,8 +81,9 @@ def _grade(f: Finding, fail_on: Sequence[str], machines_differ: str, cross_machi
     if f.kind not in fail_on:
         return replace(f, severity="warning")
     if machines_differ and f.kind in MACHINE_KINDS and not cross_machine.beyond_hierarchy(f):
-        why = "a level difference" if f.rise is None else \
-            f"a difference within what a memory hierarchy does (the ratio rises {f.rise:.3g}x across the measured range)"
+        why = "a level difference" if f.rise is None else (
+            f"a difference within what a memory hierarchy does (the ratio rises {f.rise:.3g}x across the measured "
+            "range)")
         return replace(f, severity="warning", held=f"held back: {machines_differ}, and this can be {why}")
     return replace(f, severity="error")
 

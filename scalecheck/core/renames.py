@@ -261,7 +261,7 @@ def _replaced(name: str, metric: str, growth: Mapping[str, Exponents], formula: 
         listed = ", ".join(n for n, _ in olds[:5]) + (f" and {len(olds) - 5} more" if len(olds) > 5 else "")
         whom = (f"each of the {len(olds)} kernels ({listed}; the fastest, {fastest_name}, grew as "
                 f"{format_growth(dict(fastest))})")
-    return Finding(name, metric, "replaced", severity="notice",
+    return Finding(kernel=name, metric=metric, kind="replaced", severity="notice",
                    message=f"new, and grows as {format_growth(dict(growth))}: faster than {whom} of this metric "
                            f"measured in the baseline only. If it replaces {'it' if len(olds) == 1 else 'them'}, "
                            "it scales worse",

@@ -98,7 +98,7 @@ def _finding(label: str, message: str, added: set[Pair], removed: set[Pair], sim
     evidence: dict[str, object] = {"baseline": baseline, "candidate": candidate, "similarity": round(similarity, 4),
                                    "added": ", ".join(sorted(map(pair_text, added))),
                                    "removed": ", ".join(sorted(map(pair_text, removed)))}
-    return Finding(label, METRIC, "structure", message, evidence=evidence)
+    return Finding(kernel=label, metric=METRIC, kind="structure", message=message, evidence=evidence)
 
 
 def _delta(label: str, added: set[Pair], removed: set[Pair]) -> str:

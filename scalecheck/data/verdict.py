@@ -1,4 +1,5 @@
-"""Comparison outcomes as data: `Finding` (one thing that changed), `KernelComparison`, `Comparison`, `Verdict`."""
+"""Comparison outcomes as data: `Finding` (one thing that changed), `PendingFinding` (a finding before the
+false-discovery adjustment), `KernelComparison`, `Comparison`, `Verdict`."""
 
 from __future__ import annotations
 
@@ -6,16 +7,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from scalecheck.data.outcome import KernelModel
+from scalecheck.names import FINDING_KINDS
 
-# Every kind of finding, in the order a report lists them. "renamed", "replaced" and "improvement" never fail a build:
-# "renamed" (a kernel that looks renamed grows faster than under its old name) and "replaced" (a new kernel grows
-# faster than every removed one) rest on a guess from names (`core.renames`).
-KINDS = ("growth", "prediction", "expectation", "measured", "segmentation", "overhead", "structure", "renamed",
-         "replaced", "improvement")
+# Every kind of finding, in the order a report lists them (declared once, in `scalecheck.names`). "renamed",
+# "replaced" and "improvement" never fail a build: "renamed" (a kernel that looks renamed grows faster than under its
+# old name) and "replaced" (a new kernel grows faster than every removed one) rest on a guess from names
+# (`core.renames`).
+KINDS = FINDING_KINDS
 SEVERITIES = ("error", "warning", "notice")  # error: fails the build; warning: reported; notice: good news or a hint
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Finding:
     """One change in one (kernel, metric), with the evidence for it.
 
@@ -52,7 +54,27 @@ class Finding:
             raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class PendingFinding:
+    """A finding with the test behind it, before the Benjamini-Hochberg adjustment over every test of a comparison.
+
+    `test` names the test: a finding kind, or "top" (the largest scale both commits measured, reported as a
+    prediction). The finding is kept when the adjusted p-value passes the level and `condition` holds (the effect
+    exceeds the threshold, or the bootstrap agrees); it then gets `p_value` and its q-value.
+    """
+
+    test: str
+    p_value: float
+    finding: Finding  # complete but for p_value and q_value
+    condition: bool
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(kernel, metric) of the finding."""
+        return (self.finding.kernel, self.finding.metric)
+
+
+@dataclass(frozen=True, kw_only=True)
 class KernelComparison:
     """Baseline and candidate models of one (kernel, metric), and the statistics that compare them.
 
@@ -78,7 +100,7 @@ class KernelComparison:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
     """Every kernel of a candidate compared against its baseline, at one target scale, with the findings."""
 

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from scalecheck.core.bootstrap import capped, neighbourhood, resample, resample_rounds
-from scalecheck.core.compare import CompareOptions, Expectation, _measured_round_tests, compare
+from scalecheck.core.compare import CompareOptions, Expectation, KernelInput, Setup, compare, compare_kernel
+from scalecheck.core.modeler import fit_kernels
+from scalecheck.core.search import FitOptions
 from scalecheck.core.gate import verdict
 from scalecheck.data.measurement import Series
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Factor, ModelSpec, Term
@@ -280,22 +282,6 @@ def test_resample_rounds_draws_whole_rounds(rng: np.random.Generator) -> None:
         assert set(drawn[k, 2][~np.isnan(drawn[k, 2])].tolist()) == {3.0}
 
 
-@pytest.mark.parametrize("rounds, significant", [(2, False), (4, True)], ids=["two_rounds", "four_rounds"])
-def test_a_measured_slowdown_in_rounds_needs_rounds_that_agree(rounds: int, significant: bool,
-                                                                 rng: np.random.Generator) -> None:
-    """Candidate rounds all 1.3x slower: with two rounds a side the rank test of round levels cannot tell that from
-    two runs' own disagreement (p >= 1/6); with four a side it can (p = 1/70). No overhead test runs on rounds
-    (its null model needs exchangeable repetitions)."""
-    linear = (lambda p: 1 + 0.1 * p)
-    base = _rounds_of([1.0 + 0.02 * k for k in range(rounds)], rng, linear, reps=10)
-    cand = _rounds_of([1.3 + 0.02 * k for k in range(rounds)], rng, linear, reps=10)
-    (test,) = _measured_round_tests([(("k", "time"), base, cand)], CompareOptions()).values()
-    assert (test.p_value <= 0.05) is significant and test.condition
-    assert test.finding.ratio == pytest.approx(1.3, rel=0.03)
-    assert f"{rounds} candidate rounds against {rounds} baseline rounds" in test.finding.message
-    assert all(f.kind != "overhead" for f in compare([base], [cand], TARGET).findings)
-
-
 def test_few_rounds_that_disagree_widen_the_prediction_bound(rng: np.random.Generator) -> None:
     """Identical code, two rounds a side, the candidate's rounds 1.08x and 1.28x (load during both, more in one):
     the bound accounts for two rounds being a small sample (Student's t), so the build does not fail."""
@@ -314,15 +300,40 @@ def test_only_tests_that_ran_enter_the_false_discovery_adjustment(rng: np.random
 
     seen: list[list[object]] = []
     real_adjust = module._adjust
-    monkeypatch.setattr(module, "_adjust", lambda tests, settings: seen.append(tests) or real_adjust(tests, settings))
+    monkeypatch.setattr(module, "_adjust",
+                        lambda pending, confidence: seen.append(pending) or real_adjust(pending, confidence))
     linear = (lambda p: 1 + 0.1 * p)
     base = [series(linear, rng, f"k{i}") for i in range(5)]
     cand = [series(linear, rng, f"k{i}") for i in range(5)]
     compare(base, cand, TARGET, settings=FAST, expectations=[Expectation("k*", {"p": (Fraction(2), 0)}, "p^2")])
-    (tests,) = seen
-    growth = [t for t in tests if t.kind == "growth"]
+    (pending,) = seen
+    growth = [t for t in pending if t.test == "growth"]
     assert all(t.finding.baseline_growth != t.finding.candidate_growth for t in growth)  # a rise was tested
-    assert len(growth) < 5 and not any(t.kind == "expectation" for t in tests)
+    assert len(growth) < 5 and not any(t.test == "expectation" for t in pending)
+
+
+def test_a_kernels_tests_enter_the_adjustment_in_a_fixed_order(rng: np.random.Generator) -> None:
+    """p -> p^1.5 against an expectation of p log p: the growth, prediction, expectation and largest-scale tests, in
+    that order (the order of the false-discovery adjustment's input, and so of the findings)."""
+    before, after, _ = PLANTED["p to p^1.5"]
+    base, cand = series(before, rng, noise=0.02), series(after, rng, noise=0.02)
+    kernel = KernelInput(key=("k", "time"), baseline=base, candidate=cand, baseline_model=fit_kernels([base])[0],
+                         candidate_model=fit_kernels([cand])[0],
+                         expected=Expectation("k", {"p": (Fraction(1), 1)}, "p log p"))
+    setup = Setup(target=np.array([4096.0]), options=FitOptions(), settings=FAST, between=0.0)
+    outcome = compare_kernel(kernel, setup, np.random.default_rng(1))
+    assert [p.test for p in outcome.pending] == ["growth", "prediction", "expectation", "top"]
+    assert [p.finding.kind for p in outcome.pending] == ["growth", "prediction", "expectation", "prediction"]
+    assert all(p.key == ("k", "time") and p.finding.q_value is None for p in outcome.pending)
+    assert outcome.plain == () and outcome.comparison.status == "compared"
+    again = compare_kernel(kernel, setup, np.random.default_rng(1))
+    assert [p.p_value for p in again.pending] == [p.p_value for p in outcome.pending]
+
+
+def test_compare_options_are_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        CompareOptions(0.2)  # type: ignore[misc]
+    assert CompareOptions(threshold=0.2).exceedance.quantile == CompareOptions().quantile
 
 
 def test_a_jump_at_the_top_sizes_too_short_to_model_fails_the_build() -> None:
@@ -353,31 +364,6 @@ def test_a_twofold_step_at_the_top_two_sizes_fails_the_build() -> None:
     outcome = verdict(compare([*flats, *others[0], *growth[0]], [*steps, *others[1], *growth[1]], TARGET))
     failing = {f.kernel for f in outcome.failures}
     assert failing == {s.kernel for s in steps + growth[1]}
-
-
-def test_the_largest_measured_scale_is_compared_point_for_point(rng: np.random.Generator) -> None:
-    """A kernel 1.25x slower at its largest measured size only: a test of that point, reported as a prediction, and
-    not repeated when a model-based prediction finding already explains the kernel."""
-    from scalecheck.core.compare import _top_point_test
-
-    flat = series(lambda p: 5 + 0 * p, rng, noise=0.02)
-    top = series(lambda p: np.where(p == 256, 6.25, 5.0), rng, noise=0.02)
-    (test,) = _top_point_test(("k", "time"), flat, top, Finding("k", "time", "growth", ""), CompareOptions())
-    assert test.kind == "top" and test.condition and test.p_value < 1e-3
-    assert test.finding.kind == "prediction" and test.finding.ratio == pytest.approx(1.25, rel=0.05)
-    assert "x the baseline at p=256, the largest scale both commits measured (1" in test.finding.message
-    assert _top_point_test(("k", "time"), flat, flat, Finding("k", "time", "growth", ""), CompareOptions()) == []
-    # a finding also needs the prediction at the target beyond the threshold: a rise the models say stays below it
-    # (a lead coefficient a few percent larger) is not a regression
-    for predicted, agrees in ((1.05, False), (1.3, True), (None, True)):
-        (probe,) = _top_point_test(("k", "time"), flat, top, Finding("k", "time", "growth", ""), CompareOptions(),
-                                   predicted)
-        assert probe.condition is agrees and probe.p_value == test.p_value
-    slower = series(lambda p: 6.25 + 0 * p, rng, noise=0.02)  # 1.25x everywhere: not a rise toward the top
-    assert _top_point_test(("k", "time"), flat, slower, Finding("k", "time", "growth", ""), CompareOptions()) == []
-    outcome = verdict(compare([flat], [top], TARGET, settings=FAST))
-    predictions = [f for f in outcome.failures if f.kind == "prediction"]
-    assert [f.evidence["basis"] for f in predictions] == ["each commit's own model"]  # not repeated for the point
 
 
 FAMILIES = {"log": (lambda p: 2 + 0.5 * np.log2(p)), "linear": (lambda p: 3 + 0.05 * p),
@@ -464,17 +450,3 @@ def test_a_flat_baseline_modeled_with_cancelling_terms_is_not_an_improvement_ove
     assert outcome.failed
     assert not [f for f in outcome.findings if f.kind == "improvement"]
     assert "prediction" in {f.kind for f in outcome.failures}
-
-
-def test_tail_spreads_of_a_skewed_resample_distribution() -> None:
-    """Resampled log ratios with a long upper tail (a few resamples select a faster-growing class): the spread below
-    the median is that of the bulk, not the standard deviation the tail inflates."""
-    from scalecheck.core.compare import _tail_spreads
-
-    rng = np.random.default_rng(1)
-    logs = np.concatenate([rng.normal(1.0, 0.1, 180), rng.normal(4.0, 0.5, 20)])
-    low, high = _tail_spreads(logs)
-    assert low == pytest.approx(0.1, rel=0.25)
-    assert high > 5 * low and float(np.std(logs)) > 5 * low
-    three = np.repeat([0.0, 1.0, 2.0], [50, 100, 50])  # a bootstrap of two rounds: a few distinct values
-    assert _tail_spreads(three) == pytest.approx((float(np.std(three)), float(np.std(three))))

@@ -4,29 +4,35 @@ from __future__ import annotations
 
 import pytest
 
-from scalecheck.core.gate import CrossMachine, verdict
-from scalecheck.data.verdict import Comparison, Finding
+from scalecheck.core.gate import DEFAULT_FAIL_ON, CrossMachine, verdict
+from scalecheck.data.verdict import KINDS, Comparison, Finding
+from scalecheck.names import DEFAULT_FAIL_ON as NAMED_FAIL_ON
+from scalecheck.names import FINDING_KINDS
 
 DIFFER = "the machines differ: cpu 'A' vs 'B'"
 
 
 def comparison(*findings: Finding) -> Comparison:
-    return Comparison(("p",), {"p": 64.0}, (), findings, 20, 0)
+    return Comparison(parameters=("p",), target={"p": 64.0}, kernels=(), findings=findings, resamples=20, seed=0)
+
+
+def finding(kind: str, message: str = "x", kernel: str = "k", **fields: object) -> Finding:
+    return Finding(kernel=kernel, metric="time", kind=kind, message=message, **fields)  # type: ignore[arg-type]
 
 
 def growth(rise: float | None, span: float | None) -> Finding:
-    return Finding("k", "time", "growth", "grows as p^2, the baseline as p", rise=rise, span=span)
+    return finding("growth", "grows as p^2, the baseline as p", rise=rise, span=span)
 
 
 def test_like_with_like_every_failing_kind_is_an_error() -> None:
-    v = verdict(comparison(growth(1.2, 128.0), Finding("k", "time", "prediction", "slower")))
+    v = verdict(comparison(growth(1.2, 128.0), finding("prediction", "slower")))
     assert [f.severity for f in v.findings] == ["error", "error"] and v.failed
     assert all(f.held == "" for f in v.findings)
 
 
 @pytest.mark.parametrize("kind", ["growth", "prediction", "measured", "overhead", "segmentation"])
 def test_across_machines_level_findings_are_held_back(kind: str) -> None:
-    v = verdict(comparison(Finding("k", "time", kind, "slower")), fail_on=(kind,), machines_differ=DIFFER)
+    v = verdict(comparison(finding(kind, "slower")), fail_on=(kind,), machines_differ=DIFFER)
     assert not v.failed
     (f,) = v.findings
     assert f.severity == "warning" and f.held == f"held back: {DIFFER}, and this can be a level difference"
@@ -56,20 +62,20 @@ def test_across_machines_growth_fails_only_beyond_a_memory_hierarchy(rise: float
 
 def test_across_machines_a_prediction_far_beyond_a_memory_hierarchy_fails() -> None:
     """A growth change the growth test alone did not prove still shows as a prediction whose ratio keeps rising."""
-    rising = Finding("k", "time", "prediction", "predicted 30x", rise=12.0, span=128.0)
-    level = Finding("k2", "time", "prediction", "predicted 1.3x", rise=1.02, span=128.0)
+    rising = finding("prediction", "predicted 30x", rise=12.0, span=128.0)
+    level = finding("prediction", "predicted 1.3x", "k2", rise=1.02, span=128.0)
     v = verdict(comparison(rising, level), machines_differ=DIFFER)
     assert [(f.kernel, f.severity) for f in v.findings] == [("k", "error"), ("k2", "warning")]
 
 
 @pytest.mark.parametrize("kind", ["expectation", "structure"])
 def test_across_machines_expectations_and_structure_still_fail(kind: str) -> None:
-    v = verdict(comparison(Finding("k", "time", kind, "x")), fail_on=(kind,), machines_differ=DIFFER)
+    v = verdict(comparison(finding(kind)), fail_on=(kind,), machines_differ=DIFFER)
     assert v.failed and v.findings[0].held == ""
 
 
 def test_a_kind_outside_fail_on_is_a_plain_warning_and_improvements_are_notices() -> None:
-    v = verdict(comparison(Finding("k", "time", "measured", "x"), Finding("k", "time", "improvement", "y")),
+    v = verdict(comparison(finding("measured"), finding("improvement", "y")),
                 machines_differ=DIFFER)
     assert [(f.kind, f.severity, f.held) for f in v.findings] == [("measured", "warning", ""),
                                                                   ("improvement", "notice", "")]
@@ -86,9 +92,9 @@ def test_cross_machine_thresholds_are_parameters() -> None:
 def test_rename_findings_never_fail(differ: str) -> None:
     """A name similarity is a guess: a renamed kernel's regression is a warning, a replacement a notice, whatever
     the failing kinds and the machines, and even when the producer marked them as errors."""
-    renamed = Finding("test_sort_tiny", "time", "renamed", "test_sort_small was renamed test_sort_tiny? ...",
+    renamed = finding("renamed", "test_sort_small was renamed test_sort_tiny? ...", "test_sort_tiny",
                       severity="error", rise=50.0, span=128.0)
-    replaced = Finding("build_index", "time", "replaced", "new, and grows as p^2: ...")
+    replaced = finding("replaced", "new, and grows as p^2: ...", "build_index")
     every = ("growth", "prediction", "expectation", "measured", "segmentation", "overhead", "structure")
     v = verdict(comparison(replaced, renamed), fail_on=every, machines_differ=differ)
     assert not v.failed
@@ -100,3 +106,23 @@ def test_rename_findings_never_fail(differ: str) -> None:
 def test_rename_kinds_cannot_be_made_to_fail(kind: str) -> None:
     with pytest.raises(ValueError, match=kind):
         verdict(comparison(), fail_on=("growth", kind))
+
+
+def test_findings_come_out_worst_first_then_in_kind_order_then_by_kernel() -> None:
+    found = [finding("improvement", kernel="a"), finding("measured", kernel="b"), finding("prediction", kernel="b"),
+             finding("growth", kernel="z"), finding("growth", kernel="a"), finding("overhead", kernel="a")]
+    v = verdict(comparison(*found))
+    assert [(f.severity, f.kind, f.kernel) for f in v.findings] == [
+        ("error", "growth", "a"), ("error", "growth", "z"), ("error", "prediction", "b"),
+        ("warning", "measured", "b"), ("warning", "overhead", "a"), ("notice", "improvement", "a")]
+
+
+def test_kinds_and_default_fail_on_are_the_names_declared_once() -> None:
+    assert KINDS is FINDING_KINDS and DEFAULT_FAIL_ON is NAMED_FAIL_ON
+    assert verdict(comparison(*(finding(kind) for kind in DEFAULT_FAIL_ON))).failures == tuple(
+        finding(kind, severity="error") for kind in DEFAULT_FAIL_ON)
+
+
+def test_findings_are_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        Finding("k", "time", "growth", "x")  # type: ignore[misc]

@@ -1,0 +1,385 @@
+"""Findings at the measured points themselves, where no model is asked what happens between or beyond them.
+
+- measured (`measured_findings`, `measured_round_findings`): a slowdown at the points both commits measured.
+- overhead (`overhead_findings`): more of the candidate's repetitions above the baseline's t_max than chance allows.
+- the largest measured scale (`top_point_finding`) and a new last segment too short to model
+  (`top_segment_finding`), both reported as predictions: what the models miss at the top of the range is still
+  measured there.
+
+Each returns `PendingFinding`s: the p-value of its test and the finding, for the false-discovery adjustment of
+`compare`, which also says when each test runs (module docstring there). For series measured in rounds (two or
+more a side) a round, not a repetition, is the unit that noise hits: their levels are compared round against round
+(`round_levels`), and how far rounds disagree across a comparison (`between_rounds`) bounds a kernel's spread.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from scalecheck.core.exceedance import ExceedanceOptions, exceedance_tests
+from scalecheck.core.search import outliers
+from scalecheck.data.measurement import Series, is_time_metric
+from scalecheck.data.outcome import Segment
+from scalecheck.data.verdict import Finding, PendingFinding
+
+Key = tuple[str, str]  # (kernel, metric)
+LAST_SEGMENT = "the measured points of the last segment"  # the basis of `top_segment_finding`'s findings
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class SeriesPair:
+    """The baseline's and the candidate's series of one (kernel, metric)."""
+
+    baseline: Series
+    candidate: Series
+
+    @property
+    def key(self) -> Key:
+        return (self.candidate.kernel, self.candidate.metric)
+
+    @property
+    def in_rounds(self) -> bool:
+        """Both sides measured in two rounds or more."""
+        return self.baseline.round_count >= 2 and self.candidate.round_count >= 2
+
+    def shared(self) -> list[tuple[int, int]]:
+        """(baseline row, candidate row) of every point both measured, in the candidate's order."""
+        rows = {tuple(p): i for i, p in enumerate(self.baseline.points.tolist())}
+        return [(rows[tuple(p)], j) for j, p in enumerate(self.candidate.points.tolist()) if tuple(p) in rows]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundLevels:
+    """The log level of each round of each side at the points both measured (`round_levels`)."""
+
+    baseline: np.ndarray  # (R_b,)
+    candidate: np.ndarray  # (R_c,)
+
+
+def measured_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key, PendingFinding]:
+    """Rank tests of a slowdown at the points both sides measured (one-sided Mann-Whitney U per point), combined
+    over each kernel's points with Stouffer's method; the condition is a geometric mean slowdown of the medians
+    beyond 1 + `threshold`. Points with equal repetition counts are tested in one vectorized call."""
+    from scipy import stats
+
+    cells: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    ratios: list[list[float]] = [[] for _ in pairs]
+    for index, pair in enumerate(pairs):
+        base, cand = pair.baseline, pair.candidate
+        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+        base_median, cand_median = np.nanmedian(base.values, axis=1), np.nanmedian(cand.values, axis=1)
+        base_reps, cand_reps = base.repetitions, cand.repetitions
+        for j, p in enumerate(cand.points.tolist()):
+            i = rows.get(tuple(p))
+            if i is None or base_reps[i] < 2 or cand_reps[j] < 2:
+                continue
+            b, c = base.values[i, : base_reps[i]], cand.values[j, : cand_reps[j]]  # NaN padding is at the end
+            cells.setdefault((c.size, b.size), []).append((index, c, b))
+            if base_median[i] > 0 and cand_median[j] > 0:
+                ratios[index].append(float(cand_median[j] / base_median[i]))
+    z_sums, counts = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=int)
+    for group in cells.values():
+        owners = np.array([g[0] for g in group])
+        p_values = stats.mannwhitneyu(np.array([g[1] for g in group]), np.array([g[2] for g in group]),
+                                      alternative="greater", axis=1).pvalue
+        np.add.at(z_sums, owners, stats.norm.isf(np.clip(p_values, 1e-300, 1.0)))
+        np.add.at(counts, owners, 1)
+    out = {}
+    for index, pair in enumerate(pairs):
+        if counts[index] == 0 or not ratios[index]:
+            continue
+        p_value = float(stats.norm.sf(z_sums[index] / math.sqrt(counts[index])))
+        effect = float(np.exp(np.mean(np.log(ratios[index]))))
+        kernel, metric = pair.key
+        finding = Finding(kernel=kernel, metric=metric, kind="measured",
+                          message=f"{effect:.3g}x the baseline at the {counts[index]} measured point(s) both "
+                                  "commits share (median of the repetitions)",
+                          ratio=effect, evidence={"points": int(counts[index])})
+        out[pair.key] = PendingFinding(test="measured", p_value=p_value, finding=finding,
+                                       condition=effect > 1 + threshold)
+    return out
+
+
+def measured_round_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key, PendingFinding]:
+    """A slowdown at the measured points, for series measured in rounds: each round's level (`round_levels`),
+    candidate rounds against baseline rounds in a one-sided Mann-Whitney U test. Its p-value cannot be small with
+    few rounds (at least 1/6 with two a side): a difference between two runs is not told apart from the runs' own
+    disagreement."""
+    from scipy import stats
+
+    out = {}
+    for pair in pairs:
+        shared = pair.shared()
+        if not shared:
+            continue
+        levels = round_levels(pair, shared)
+        levels_b, levels_c = levels.baseline, levels.candidate
+        if levels_b.size < 2 or levels_c.size < 2:
+            continue
+        p_value = float(stats.mannwhitneyu(levels_c, levels_b, alternative="greater").pvalue)
+        effect = float(np.exp(np.mean(levels_c) - np.mean(levels_b)))
+        kernel, metric = pair.key
+        finding = Finding(kernel=kernel, metric=metric, kind="measured",
+                          message=f"{effect:.3g}x the baseline at the {len(shared)} measured point(s) both commits "
+                                  f"share ({levels_c.size} candidate rounds against {levels_b.size} baseline rounds)",
+                          ratio=effect,
+                          evidence={"points": len(shared), "rounds": f"{levels_b.size} + {levels_c.size}"})
+        out[pair.key] = PendingFinding(test="measured", p_value=p_value, finding=finding,
+                                       condition=effect > 1 + threshold)
+    return out
+
+
+def overhead_findings(pairs: Sequence[SeriesPair], options: ExceedanceOptions, seed: int
+                      ) -> dict[Key, PendingFinding]:
+    """The exceedance test (`core.exceedance`) of every time metric, over the points both sides measured where the
+    baseline has enough repetitions for a noise model; one batch for all kernels, each with its own generator
+    (seeded by `seed` and the kernel's name). The condition is the test's own: an excess of exceedances."""
+    keys: list[Key] = []
+    kernels: list[list[tuple[np.ndarray, np.ndarray]]] = []
+    for pair in pairs:
+        base, cand = pair.baseline, pair.candidate
+        if not (is_time_metric(cand.metric, cand.unit) or is_time_metric(base.metric, base.unit)):
+            continue  # t_max is a model of timings: t = t_min + positive errors
+        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+        points = [(base.values[rows[tuple(p)]], cand.values[j]) for j, p in enumerate(cand.points.tolist())
+                  if tuple(p) in rows and base.repetitions[rows[tuple(p)]] >= options.min_baseline]
+        if points:
+            keys.append(pair.key)
+            kernels.append(points)
+    rngs = [np.random.default_rng([seed, zlib.crc32("\0".join(key).encode()), 1]) for key in keys]
+    out = {}
+    for key, result in zip(keys, exceedance_tests(kernels, options, rngs)):
+        if result is None:
+            continue
+        share = result.exceedances / result.repetitions
+        expected = result.expected / result.repetitions
+        finding = Finding(
+            kernel=key[0], metric=key[1], kind="overhead",
+            message=f"{result.exceedances} of {result.repetitions} repetitions ({share:.0%}) above the baseline's "
+                    f"t_max (its noise model's {result.quantile:g} quantile) at {result.points} point(s); "
+                    f"{result.expected:.1f} ({expected:.0%}) expected if nothing changed",
+            evidence={"points": result.points, "exceedances": result.exceedances,
+                      "repetitions": result.repetitions, "expected": float(f"{result.expected:.3g}"),
+                      "binomial_p": float(f"{result.binomial_p:.2g}"),
+                      "time_above_t_max": float(f"{result.overhead:.4g}"),
+                      "noise": ", ".join(sorted(set(result.models)))})
+        out[key] = PendingFinding(test="overhead", p_value=result.p_value, finding=finding, condition=result.excess)
+    return out
+
+
+def top_segment_finding(pair: SeriesPair, last: Segment, template: Finding, threshold: float
+                        ) -> PendingFinding | None:
+    """A new last segment `last` of the candidate too short to model (a jump at the top sizes): its measured points
+    against the baseline's at the same points, as a prediction, since no model can say what the new trend does
+    beyond them. None when the segment is modeled (the prediction extrapolates it) or has nothing to compare.
+
+    The test is the measured-point test on those points only: round against round (`measured_round_findings`)
+    or, without rounds, `_level_test`. The finding is `template` (what every finding of the kernel states) with
+    the measured ratio and the basis `LAST_SEGMENT`.
+    """
+    if last.status == "ok":
+        return None  # a modeled last segment: the prediction above already extrapolates it
+    base, cand = pair.baseline, pair.candidate
+    top = (cand.points[:, 0] >= last.start) & (cand.points[:, 0] <= last.end)
+    rows = (base.points[:, 0] >= last.start) & (base.points[:, 0] <= last.end)
+    if not (top.any() and rows.any()):
+        return None
+    at_top = SeriesPair(baseline=_series_at(base, rows), candidate=_series_at(cand, top))
+    if at_top.in_rounds:
+        found = measured_round_findings([at_top], threshold).get(pair.key)
+    else:
+        found = _level_test(at_top, threshold)
+    if found is None or found.finding.ratio is None:
+        return None
+    where = ", ".join(f"{p:g}" for p in at_top.candidate.points[:, 0])
+    name = cand.parameters[0]
+    finding = replace(template, kind="prediction", ratio=found.finding.ratio, bound=None,
+                      message=f"{found.finding.ratio:.3g}x the baseline at {name} = {where}, after the change at "
+                              f"{last.change_point.text() if last.change_point else 'the last segment'}: too few "
+                              "points there to model the new trend, so the measured points are compared",
+                      evidence={**template.evidence, "basis": LAST_SEGMENT})
+    return PendingFinding(test="prediction", p_value=found.p_value, finding=finding, condition=found.condition)
+
+
+def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, predicted: float | None = None
+                      ) -> PendingFinding | None:
+    """The largest scale both commits measured, compared point for point: a slowdown there beyond the threshold
+    is a regression at scale whatever the models say (a term that shows only at the top of the range, a jump at
+    the top sizes that no segment was found for).
+
+    Only the part of the slowdown that rises toward the top counts: the log ratio candidate / baseline there minus
+    its mean over the other points both measured, so a fixed cost added everywhere, which the models say fades at
+    scale, does not fail here. It runs only when the rise of the medians exceeds the threshold (only a test that
+    can find something enters the false-discovery adjustment). Null hypothesis: a rise of at most half the
+    threshold. Test: the rise of the mean logs, minus log(1 + threshold) / 2, over its standard error, against
+    Student's t. Outlying repetitions are set aside first (`search.outliers`, as the modeling does). The
+    variance of a log repetition is each side's, pooled over the points both measured (the modeling's relative
+    noise, with its degrees of freedom), but never less than the point's own; the standard error adds that of the
+    mean below. For series measured in rounds: the rank test of the rounds' levels at the top point, shifted by
+    the rise below and that margin.
+
+    A finding also needs the prediction at the target (`predicted`, the ratio of the prediction test; None when
+    there is none) to exceed 1 + threshold: a rise at the top that the models say stays below the threshold at
+    scale, such as a lead coefficient 8% larger (its ratio climbs toward 1.08), is not a regression; a term that
+    only shows at the top bends the models upward and passes this. It reports as a prediction (test "top"): the
+    measured point closest to the target. A kernel with a growth or prediction finding does not get this one too
+    (`compare`'s adjustment).
+
+    Why half the threshold (measured with benchmarks/check_quality.py and benchmarks/ci_drift.py, seeded): a
+    quadratic term worth 20% at the largest size rises about 1.18x there under 5% noise and 5 repetitions, some 2
+    standard errors above a null rise of the full threshold, which the false-discovery adjustment over a thousand
+    kernels does not keep (88% of them found); with no margin at all, flukes among unchanged kernels whose rise
+    passes the threshold come with p-values the adjustment keeps (2 of 100 unchanged builds failed on one runner).
+    """
+    from scipy import stats
+
+    base, cand = pair.baseline, pair.candidate
+    shared = pair.shared()
+    if len(shared) < 2 or np.any(cand.points <= 0):
+        return None
+    kept = [np.where(outliers(s.values[None])[0], np.nan, s.values) for s in (base, cand)]
+    logs: list[list[np.ndarray]] = [[], []]  # per side, per shared point: the logs of the repetitions kept
+    medians = []  # per shared point: log of the ratio of the medians (of all repetitions)
+    for i, j in shared:
+        b, c = base.values[i][~np.isnan(base.values[i])], cand.values[j][~np.isnan(cand.values[j])]
+        kb, kc = kept[0][i][~np.isnan(kept[0][i])], kept[1][j][~np.isnan(kept[1][j])]
+        if kb.size < 2 or kc.size < 2 or np.any(b <= 0) or np.any(c <= 0):
+            return None
+        logs[0].append(np.log(kb))
+        logs[1].append(np.log(kc))
+        medians.append(float(np.log(np.median(c) / np.median(b))))
+    dof = sum(x.size - 1 for side in logs for x in side)
+    pooled = [sum(float(np.sum((x - x.mean()) ** 2)) for x in side) / sum(x.size - 1 for x in side) for side in logs]
+    cells = [_Cell(log_median_ratio=medians[k], mean_log_ratio=float(logs[1][k].mean() - logs[0][k].mean()),
+                   variance=sum(max(pooled[s], float(np.var(logs[s][k], ddof=1))) / logs[s][k].size for s in (0, 1)),
+                   dof=dof)
+             for k in range(len(shared))]
+    top = int(np.argmax([float(np.sum(np.log(cand.points[j]))) for _, j in shared]))
+    others = cells[:top] + cells[top + 1:]
+    margin = math.log1p(threshold)
+    below_median = float(np.mean([cell.log_median_ratio for cell in others]))
+    below = float(np.mean([cell.mean_log_ratio for cell in others]))
+    if cells[top].log_median_ratio - below_median <= margin:
+        return None
+    i, j = shared[top]
+    at_top = SeriesPair(baseline=_series_at(base, np.arange(base.points.shape[0]) == i),
+                        candidate=_series_at(cand, np.arange(cand.points.shape[0]) == j))
+    if at_top.in_rounds:
+        c_top = at_top.candidate
+        shifted = replace(c_top, values=c_top.values / math.exp(below_median + margin / 2))
+        found = measured_round_findings([replace(at_top, candidate=shifted)], threshold).get(pair.key)
+        if found is None:
+            return None
+        p_value = found.p_value
+    else:
+        spread = math.sqrt(cells[top].variance + sum(cell.variance for cell in others) / len(others) ** 2)
+        statistic = (cells[top].mean_log_ratio - below - margin / 2) / spread if spread > 0 else math.inf
+        p_value = float(stats.t.sf(statistic, cells[top].dof))
+    ratio, rise = math.exp(cells[top].log_median_ratio), math.exp(cells[top].log_median_ratio - below_median)
+    where = ", ".join(f"{name}={v:g}" for name, v in zip(cand.parameters, cand.points[j]))
+    finding = replace(template, kind="prediction", ratio=ratio, bound=None,
+                      message=f"{ratio:.3g}x the baseline at {where}, the largest scale both commits measured "
+                              f"({math.exp(below_median):.3g}x below it)",
+                      evidence={**template.evidence, "basis": "the largest measured scale", "rise": round(rise, 4)})
+    agrees = predicted is None or predicted > 1 + threshold
+    return PendingFinding(test="top", p_value=p_value, finding=finding, condition=agrees)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Cell:
+    """One point both commits measured, in `top_point_finding`."""
+
+    log_median_ratio: float  # log of the ratio candidate / baseline of the medians
+    mean_log_ratio: float  # the mean log repetition of the candidate minus the baseline's (outliers set aside)
+    variance: float  # of `mean_log_ratio`
+    dof: int  # of the pooled variances
+
+
+def _level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
+    """A one-sided Welch t-test of the log values at each point both measured (a few points, each with
+    repetitions), combined with Stouffer's method; the effect is the geometric mean ratio of the medians. Unlike
+    the rank test, its p-value is not bounded below by the number of repetitions (5 against 5: 1/252)."""
+    from scipy import stats
+
+    base, cand = pair.baseline, pair.candidate
+    rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
+    z_scores, ratios = [], []
+    for j, p in enumerate(cand.points.tolist()):
+        i = rows.get(tuple(p))
+        if i is None:
+            continue
+        b, c = base.values[i][~np.isnan(base.values[i])], cand.values[j][~np.isnan(cand.values[j])]
+        if b.size < 2 or c.size < 2 or np.any(b <= 0) or np.any(c <= 0):
+            continue
+        test = stats.ttest_ind(np.log(c), np.log(b), equal_var=False, alternative="greater")
+        if np.isfinite(test.pvalue):
+            z_scores.append(float(stats.norm.isf(np.clip(test.pvalue, 1e-300, 1.0))))
+            ratios.append(float(np.median(c) / np.median(b)))
+    if not z_scores:
+        return None
+    p_value = float(stats.norm.sf(sum(z_scores) / math.sqrt(len(z_scores))))
+    effect = float(np.exp(np.mean(np.log(ratios))))
+    kernel, metric = pair.key
+    return PendingFinding(test="measured", p_value=p_value,
+                          finding=Finding(kernel=kernel, metric=metric, kind="measured", message="", ratio=effect),
+                          condition=effect > 1 + threshold)
+
+
+def round_levels(pair: SeriesPair, shared: list[tuple[int, int]]) -> RoundLevels:
+    """The log level of each round of each side over the `shared` (baseline row, candidate row) points: the mean,
+    over the points the round measured, of log(its median there / both sides' median there). Both series must
+    carry their rounds."""
+    sides = []
+    for series, column in ((pair.baseline, 0), (pair.candidate, 1)):
+        rows = [point[column] for point in shared]
+        sides.append((series.values[rows], series.rounds[rows] if series.rounds is not None else None))
+    pooled = np.nanmedian(np.hstack([sides[0][0], sides[1][0]]), axis=1)  # (k,) both sides' median per point
+    levels = []
+    for values, rounds in sides:
+        assert rounds is not None
+        per_round = []
+        for number in np.unique(rounds[~np.isnan(rounds) & ~np.isnan(values)]):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a point this round did not measure
+                medians = np.nanmedian(np.where(rounds == number, values, np.nan), axis=1)
+                logs = np.log(medians / pooled)
+            logs = logs[np.isfinite(logs)]
+            if logs.size:
+                per_round.append(float(np.mean(logs)))
+        levels.append(np.array(per_round))
+    return RoundLevels(baseline=levels[0], candidate=levels[1])
+
+
+def between_rounds(pairs: Sequence[SeriesPair]) -> float:
+    """The variance of a round's log level between the rounds of one side, averaged over every side of `pairs`
+    (each measured in rounds: `SeriesPair.in_rounds`) with two rounds or more (0 without such sides): how much the
+    machine moves a whole round.
+
+    Each kernel's own estimate rests on a few rounds (the variance of 3 rounds has 2 degrees of freedom, and is
+    near 0 in a tenth of the kernels); bursts of load hit whichever kernel is running, so the comparison's kernels
+    together tell how far rounds disagree. The mean, not the median, of the kernels' variances: it is unbiased for
+    the average variance, which the median of a few degrees of freedom is not.
+    """
+    variances = []
+    for pair in pairs:
+        shared = pair.shared()
+        if not shared:
+            continue
+        levels = round_levels(pair, shared)
+        for side in (levels.baseline, levels.candidate):
+            if side.size >= 2:
+                variances.append(float(np.var(side, ddof=1)))
+    return float(np.mean(variances)) if variances else 0.0
+
+
+def _series_at(series: Series, rows: np.ndarray) -> Series:
+    """`series` at the points `rows` selects."""
+    return Series(kernel=series.kernel, metric=series.metric, parameters=series.parameters,
+                  points=series.points[rows], values=series.values[rows], unit=series.unit, source=series.source,
+                  rounds=None if series.rounds is None else series.rounds[rows])

@@ -1,0 +1,108 @@
+"""core.measured: findings at the measured points themselves, on planted series (seeded)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from scalecheck.core.compare import CompareOptions, compare
+from scalecheck.core.gate import verdict
+from scalecheck.core.measured import (SeriesPair, between_rounds, measured_findings, measured_round_findings,
+                                      top_point_finding)
+from scalecheck.data.measurement import Series
+from scalecheck.data.verdict import Finding
+
+P = 2.0 ** np.arange(1, 9)  # 2 .. 256
+TARGET = {"p": 4096.0}
+THRESHOLD = CompareOptions().threshold
+TEMPLATE = Finding(kernel="k", metric="time", kind="growth", message="", evidence={"baseline": "b"})
+
+
+def series(function: Callable[[np.ndarray], np.ndarray], rng: np.random.Generator, kernel: str = "k",
+           noise: float = 0.05, points: np.ndarray = P) -> Series:
+    values = function(points)[:, None] * (1 + noise * rng.standard_normal((points.size, 5)))
+    return Series(kernel, "time", ("p",), points[:, None], values)
+
+
+def rounds_of(levels: list[float], rng: np.random.Generator, function: Callable[[np.ndarray], np.ndarray],
+              reps: int = 5) -> Series:
+    """A series measured in rounds: round k's repetitions all carry the level levels[k] (load during that run)."""
+    values = np.hstack([function(P)[:, None] * level * (1 + 0.02 * rng.standard_normal((P.size, reps)))
+                        for level in levels])
+    rounds = np.hstack([np.full((P.size, reps), k + 1.0) for k in range(len(levels))])
+    return Series("k", "time", ("p",), P[:, None], values, rounds=rounds)
+
+
+def test_series_pair_shares_the_points_both_measured_in_the_candidates_order(rng: np.random.Generator) -> None:
+    base = series(lambda p: 1 + p, rng, points=np.array([2.0, 4.0, 8.0, 16.0]))
+    cand = series(lambda p: 1 + p, rng, points=np.array([4.0, 16.0, 32.0]))
+    pair = SeriesPair(baseline=base, candidate=cand)
+    assert pair.key == ("k", "time")
+    assert pair.shared() == [(1, 0), (3, 1)]
+    assert not pair.in_rounds
+
+
+@pytest.mark.parametrize("factor, found", [(1.3, True), (1.0, False)], ids=["slower", "same"])
+def test_measured_findings_test_a_slowdown_at_the_shared_points(factor: float, found: bool,
+                                                                rng: np.random.Generator) -> None:
+    """30% slower at every point: a tiny p-value, an effect of 1.3x and the condition (beyond the threshold) met."""
+    base = series(lambda p: 10 + 0.1 * p, rng, noise=0.02)
+    cand = series(lambda p: factor * (10 + 0.1 * p), rng, noise=0.02)
+    (pending,) = measured_findings([SeriesPair(baseline=base, candidate=cand)], THRESHOLD).values()
+    assert pending.test == "measured" and pending.key == ("k", "time")
+    assert pending.finding.ratio == pytest.approx(factor, rel=0.02)
+    assert pending.finding.evidence == {"points": P.size}
+    assert (pending.p_value < 1e-6) is found and pending.condition is found
+
+
+@pytest.mark.parametrize("rounds, significant", [(2, False), (4, True)], ids=["two_rounds", "four_rounds"])
+def test_a_measured_slowdown_in_rounds_needs_rounds_that_agree(rounds: int, significant: bool,
+                                                                 rng: np.random.Generator) -> None:
+    """Candidate rounds all 1.3x slower: with two rounds a side the rank test of round levels cannot tell that from
+    two runs' own disagreement (p >= 1/6); with four a side it can (p = 1/70). No overhead test runs on rounds
+    (its null model needs exchangeable repetitions)."""
+    linear = (lambda p: 1 + 0.1 * p)
+    base = rounds_of([1.0 + 0.02 * k for k in range(rounds)], rng, linear, reps=10)
+    cand = rounds_of([1.3 + 0.02 * k for k in range(rounds)], rng, linear, reps=10)
+    (test,) = measured_round_findings([SeriesPair(baseline=base, candidate=cand)], THRESHOLD).values()
+    assert (test.p_value <= 0.05) is significant and test.condition
+    assert test.finding.ratio == pytest.approx(1.3, rel=0.03)
+    assert f"{rounds} candidate rounds against {rounds} baseline rounds" in test.finding.message
+    assert all(f.kind != "overhead" for f in compare([base], [cand], TARGET).findings)
+
+
+def test_between_rounds_is_the_variance_of_the_round_levels(rng: np.random.Generator) -> None:
+    """Rounds at levels 1, 1.2, 1.44 (log steps of log 1.2) on both sides: the variance of a round's log level is
+    that of (-1, 0, 1) log 1.2, i.e. log(1.2)^2; without pairs measured in rounds, 0."""
+    linear = (lambda p: 1 + 0.1 * p)
+    levels = [1.0, 1.2, 1.44]
+    pair = SeriesPair(baseline=rounds_of(levels, rng, linear, reps=20),
+                      candidate=rounds_of(levels, rng, linear, reps=20))
+    assert pair.in_rounds
+    assert between_rounds([pair]) == pytest.approx(np.log(1.2) ** 2, rel=0.1)
+    assert between_rounds([]) == 0.0
+
+
+def test_the_largest_measured_scale_is_compared_point_for_point(rng: np.random.Generator) -> None:
+    """A kernel 1.25x slower at its largest measured size only: a test of that point, reported as a prediction, and
+    not repeated when a model-based prediction finding already explains the kernel."""
+    flat = series(lambda p: 5 + 0 * p, rng, noise=0.02)
+    top = series(lambda p: np.where(p == 256, 6.25, 5.0), rng, noise=0.02)
+    test = top_point_finding(SeriesPair(baseline=flat, candidate=top), TEMPLATE, THRESHOLD)
+    assert test is not None and test.test == "top" and test.condition and test.p_value < 1e-3
+    assert test.finding.kind == "prediction" and test.finding.ratio == pytest.approx(1.25, rel=0.05)
+    assert "x the baseline at p=256, the largest scale both commits measured (1" in test.finding.message
+    assert test.finding.evidence["baseline"] == "b" and test.finding.evidence["basis"] == "the largest measured scale"
+    assert top_point_finding(SeriesPair(baseline=flat, candidate=flat), TEMPLATE, THRESHOLD) is None
+    # a finding also needs the prediction at the target beyond the threshold: a rise the models say stays below it
+    # (a lead coefficient a few percent larger) is not a regression
+    for predicted, agrees in ((1.05, False), (1.3, True), (None, True)):
+        probe = top_point_finding(SeriesPair(baseline=flat, candidate=top), TEMPLATE, THRESHOLD, predicted)
+        assert probe is not None and probe.condition is agrees and probe.p_value == test.p_value
+    slower = series(lambda p: 6.25 + 0 * p, rng, noise=0.02)  # 1.25x everywhere: not a rise toward the top
+    assert top_point_finding(SeriesPair(baseline=flat, candidate=slower), TEMPLATE, THRESHOLD) is None
+    outcome = verdict(compare([flat], [top], TARGET, settings=CompareOptions(resamples=60)))
+    predictions = [f for f in outcome.failures if f.kind == "prediction"]
+    assert [f.evidence["basis"] for f in predictions] == ["each commit's own model"]  # not repeated for the point
