@@ -23,7 +23,7 @@ from scalecheck.config import Config
 from scalecheck.config import parse_target as config_parse_target
 from scalecheck.core.cluster import MAX_CONCEPTS, MAX_SETS, ClusterOptions
 from scalecheck.core.cluster import cluster as cluster_processes
-from scalecheck.core.compare import CompareOptions, Expectation, compare, prediction_band
+from scalecheck.core.compare import Expectation, compare, prediction_band
 from scalecheck.core.gate import verdict
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.overhead import attribute, build_profiles
@@ -214,8 +214,7 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
                               fix=f"did you mean '{close[0]}'?" if close else
                               f"the kernels are {', '.join(kernels[:5])}{' and more' if len(kernels) > 5 else ''}")
     structure = _structure_findings(candidate, baseline, config)  # none unless both sides have processes sections
-    settings = CompareOptions(threshold=config.threshold, confidence=config.confidence, resamples=config.bootstrap,
-                              seed=config.seed)
+    settings = config.compare_options()
     segmentation = SegmentOptions() if config.segmentation else None
     comparison = compare(base_series, cand_series, target, config.fit_options(), segmentation, settings, expectations)
     # a renamed kernel is compared with its old name's baseline: warnings only (see scalecheck.core.renames)

@@ -42,7 +42,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from scalecheck.core.options import FitOptions
+from scalecheck.core.options import CompareOptions, FitOptions
 from scalecheck.data.exponents import DEFAULT_BUILDING_BLOCKS, Exponents
 from scalecheck.errors import ConfigError, Location
 from scalecheck.names import (AGGREGATE_NAMES, DEFAULT_FAIL_ON, FAILABLE_KINDS, FORMAT_NAMES, MISSING_BASELINE,
@@ -96,7 +96,8 @@ def setting(table: str, read: Callable[[Any], object], *, example: str, help: st
     the core record that the setting feeds; `metavar` None makes the flag a switch."""
     if source is not None:
         record, name = source.split(".")
-        default = {"FitOptions": FitOptions}[record].__dataclass_fields__[name].default
+        records: dict[str, Any] = {"FitOptions": FitOptions, "CompareOptions": CompareOptions}
+        default = records[record].__dataclass_fields__[name].default
     if default is _UNSET:
         raise TypeError("a setting needs a default or a source")
     option = Option(table=table, read=read, default=default, source=source, example=example, help=help,
@@ -356,18 +357,19 @@ class Config:
              "insufficient data")
     # [tool.scalecheck.gate]
     threshold: float = setting(
-        "gate", _number("greater than 0", lambda x: x > 0), default=0.10, example="0.1", commands=("check",),
+        "gate", _number("greater than 0", lambda x: x > 0), source="CompareOptions.threshold", example="0.1", commands=("check",),
         metavar="X", flag_example="0.1", form="number",
         help="relative slowdown at the target scale (and at the measured points) that counts as a regression")
     confidence: float = setting(
-        "gate", _number("at least 0.5 and less than 1", lambda x: 0.5 <= x < 1), default=0.95, example="0.95",
+        "gate", _number("at least 0.5 and less than 1", lambda x: 0.5 <= x < 1), source="CompareOptions.confidence",
+        example="0.95",
         commands=("check",), metavar="C", flag_example="0.95", form="number",
         help="confidence of bounds and probabilities; 1 - C is the false discovery rate")
     bootstrap: int = setting(
-        "gate", _integer(20), default=200, example="200", commands=("check",), metavar="N", flag_example="200",
+        "gate", _integer(20), source="CompareOptions.resamples", example="200", commands=("check",), metavar="N", flag_example="200",
         form="integer", help="bootstrap resamples per kernel and side")
     seed: int = setting(
-        "gate", _integer(0), default=0, example="0", commands=("check",), metavar="S", flag_example="0",
+        "gate", _integer(0), source="CompareOptions.seed", example="0", commands=("check",), metavar="S", flag_example="0",
         form="integer", help="seed of the resampling, so that a verdict is reproducible")
     fail_on: tuple[str, ...] = setting(
         "gate", _kinds, default=DEFAULT_FAIL_ON, example='["growth", "prediction", "expectation"]',
@@ -412,9 +414,17 @@ class Config:
 
     def fit_options(self) -> FitOptions:
         """The model-search options these settings give."""
-        fields = {option.source.split(".")[1]: getattr(self, name) for name, option in OPTIONS.items()
-                  if option.source is not None and option.source.startswith("FitOptions.")}
-        return FitOptions(building_blocks=building_blocks(self.exponents, self.log_exponents), **fields)
+        return FitOptions(building_blocks=building_blocks(self.exponents, self.log_exponents),
+                          **self._section("FitOptions"))
+
+    def compare_options(self) -> CompareOptions:
+        """The comparison's thresholds these settings give."""
+        return CompareOptions(**self._section("CompareOptions"))
+
+    def _section(self, record: str) -> dict[str, Any]:
+        """The fields of a core option record that settings set (by `source`), with their values."""
+        return {option.source.split(".")[1]: getattr(self, name) for name, option in OPTIONS.items()
+                if option.source is not None and option.source.split(".")[0] == record}
 
 
 def _replace(config: Config, values: dict[str, object]) -> Config:

@@ -12,7 +12,7 @@ import pytest
 
 from scalecheck.cli import OK, USAGE_ERROR, build_parser, main
 from scalecheck.config import COMMANDS, FLAGS, OPTIONS, Config, settings_reference
-from scalecheck.core.options import FitOptions
+from scalecheck.core.options import CompareOptions, FitOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "mpi_data_mean.txt"
@@ -34,13 +34,15 @@ def test_each_command_has_the_flags_the_table_gives_it(command: str) -> None:
     assert flags["config"] == "--config"
 
 
-def test_the_search_defaults_are_the_core_records() -> None:
-    fit = FitOptions()
+def test_the_defaults_are_the_core_records() -> None:
     config = Config()
-    for name, option in OPTIONS.items():
-        if option.source is not None:
-            assert getattr(config, name) == getattr(fit, option.source.split(".")[1])
-    assert config.fit_options() == fit
+    records = {"FitOptions": FitOptions(), "CompareOptions": CompareOptions()}
+    sourced = [(name, option.source.split(".")) for name, option in OPTIONS.items() if option.source is not None]
+    assert {record for _, (record, _) in sourced} == set(records)
+    for name, (record, field) in sourced:
+        assert getattr(config, name) == getattr(records[record], field)
+    assert config.fit_options() == FitOptions() and config.compare_options() == CompareOptions()
+    assert Config(bootstrap=50, seed=3).compare_options() == CompareOptions(resamples=50, seed=3)
 
 
 def test_help_shows_the_default_from_the_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,10 +66,10 @@ import numpy as np
 
 from scalecheck.core.bootstrap import (expectation_spec, hypotheses, jitter, neighbourhood, resample, reselect,
                                        residual_spread)
-from scalecheck.core.exceedance import ExceedanceOptions
 from scalecheck.core.measured import (Key, SeriesPair, between_rounds, measured_findings, measured_round_findings,
                                       overhead_findings, top_point_finding, top_segment_finding)
 from scalecheck.core.modeler import fit_kernels
+from scalecheck.core.options import CompareOptions as CompareOptions  # re-exported: the comparison's options
 from scalecheck.core.pair import GrowthChange, KernelPair, Prediction, growth_change, predict_ratio, ratio_rise
 from scalecheck.core.search import FitOptions, design, point_stats, score
 from scalecheck.core.segment import SegmentOptions
@@ -79,32 +79,6 @@ from scalecheck.data.measurement import Series
 from scalecheck.data.outcome import KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec, format_growth
 from scalecheck.data.verdict import Comparison, Finding, KernelComparison, PendingFinding
-
-
-@dataclass(frozen=True, kw_only=True)
-class CompareOptions:
-    """Thresholds of the comparison, with their documented defaults."""
-
-    threshold: float = 0.10  # relative slowdown at the target (and at the measured points) that counts
-    confidence: float = 0.95  # one-sided level of the bounds, bootstrap probability required, 1 - FDR level
-    resamples: int = 200  # bootstrap resamples per kernel and side
-    seed: int = 0
-    quantile: float = 0.95  # q of the baseline's t_max in the exceedance (overhead) test
-    permutations: int = 50  # permutations behind the exceedance test's null distribution
-
-    def __post_init__(self) -> None:
-        if not self.threshold > 0:
-            raise ValueError(f"threshold must be > 0, got {self.threshold}")
-        if not 0.5 <= self.confidence < 1:
-            raise ValueError(f"confidence must be in [0.5, 1), got {self.confidence}")
-        if self.resamples < 1:
-            raise ValueError(f"resamples must be at least 1, got {self.resamples}")
-        ExceedanceOptions(quantile=self.quantile, permutations=self.permutations)  # checks both
-
-    @property
-    def exceedance(self) -> ExceedanceOptions:
-        """The settings of the overhead (exceedance) test."""
-        return ExceedanceOptions(quantile=self.quantile, permutations=self.permutations)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""L2: the options of the model search and of segmentation detection: the sections of the settings.
+"""L2: the options of the model search, of segmentation detection and of the comparison: the sections of the
+settings.
 
 Plain records with their documented defaults, free of numpy: the option table (`scalecheck.config`) takes its
 defaults from here, and `scalecheck --help` builds without loading the numerics.
@@ -7,9 +8,13 @@ defaults from here, and `scalecheck --help` builds without loading the numerics.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from scalecheck.data.exponents import DEFAULT_BUILDING_BLOCKS, Exponents
 from scalecheck.names import AGGREGATE_NAMES
+
+if TYPE_CHECKING:
+    from scalecheck.core.exceedance import ExceedanceOptions
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,3 +64,31 @@ class SegmentOptions:
             raise ValueError(f"need ratio > 1 and eta > 0, got ratio={self.ratio}, eta={self.eta}")
         if self.min_points < self.window + 1:
             raise ValueError(f"min_points must exceed the window ({self.window}), got {self.min_points}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareOptions:
+    """Thresholds of the comparison, with their documented defaults."""
+
+    threshold: float = 0.10  # relative slowdown at the target (and at the measured points) that counts
+    confidence: float = 0.95  # one-sided level of the bounds, bootstrap probability required, 1 - FDR level
+    resamples: int = 200  # bootstrap resamples per kernel and side
+    seed: int = 0
+    quantile: float = 0.95  # q of the baseline's t_max in the exceedance (overhead) test
+    permutations: int = 50  # permutations behind the exceedance test's null distribution
+
+    def __post_init__(self) -> None:
+        if not self.threshold > 0:
+            raise ValueError(f"threshold must be > 0, got {self.threshold}")
+        if not 0.5 <= self.confidence < 1:
+            raise ValueError(f"confidence must be in [0.5, 1), got {self.confidence}")
+        if self.resamples < 1:
+            raise ValueError(f"resamples must be at least 1, got {self.resamples}")
+        self.exceedance  # checks both
+
+    @property
+    def exceedance(self) -> ExceedanceOptions:
+        """The settings of the overhead (exceedance) test."""
+        from scalecheck.core.exceedance import ExceedanceOptions  # numpy: only when a comparison runs
+
+        return ExceedanceOptions(quantile=self.quantile, permutations=self.permutations)
