@@ -69,9 +69,11 @@ import numpy as np
 from scalecheck.data.measurement import Run, RunBuilder, merge_runs
 from scalecheck.errors import ConfigError, InputError, Location
 from scalecheck.files import write_atomic
-from scalecheck.formats import detect_format, read_measurements
+from scalecheck.formats import read_measurements_text
+from scalecheck.formats.detect import detect_format_text
 from scalecheck.formats.metric_lines import MetricLine, MetricLineError, read_metric_lines
-from scalecheck.formats.processes import read_processes_section
+from scalecheck.formats.processes import read_processes_section_text
+from scalecheck.formats.source import read_text
 from scalecheck.formats.writer import dumps_run
 from scalecheck.machine import fingerprint
 from scalecheck.text import visible
@@ -319,8 +321,9 @@ def _read_existing(out: Path, names: Sequence[str], kernel: str, commit: str | N
         return None
     adding = "measure adds to an existing --out file; choose another --out to start a new one"
     try:
-        fmt = detect_format(out)
-        run = read_measurements(out, fmt)
+        text = read_text(out)  # read once: the format, the measurements and the processes section come from it
+        fmt = detect_format_text(text, out)
+        run = read_measurements_text(text, out, fmt)
     except InputError as err:
         raise InputError(err.problem, where=err.where, fix=f"{err.fix}; or: {adding}" if err.fix else adding) \
             from None
@@ -328,7 +331,7 @@ def _read_existing(out: Path, names: Sequence[str], kernel: str, commit: str | N
         raise InputError(f"the file is in format {fmt}; measure adds only to scalecheck JSON files",
                          where=Location(out), fix="choose another --out (scalecheck model reads several files "
                                                   "together)")
-    if read_processes_section(out) is not None:
+    if read_processes_section_text(text, out) is not None:
         raise InputError("the file has a processes section, which measure would drop when it rewrites the file",
                          where=Location(out), fix="choose another --out")
     if sorted(run.parameters) != sorted(names):

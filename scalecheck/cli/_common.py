@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from scalecheck.text import visible
+
 OK, REGRESSION, USAGE_ERROR, INTERNAL_ERROR = 0, 1, 2, 3
 INTERRUPTED = 130  # 128 + SIGINT, as shells report a program stopped by Ctrl-C
 DOCS = "https://github.com/scalecheck/scalecheck/blob/main/docs/cli.md"  # the full reference of every command
@@ -15,7 +17,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        print(f"scalecheck: error: {message}", file=sys.stderr)
+        print(f"scalecheck: error: {visible(message)}", file=sys.stderr)  # it may quote the user's arguments
         sys.exit(USAGE_ERROR)
 
 
