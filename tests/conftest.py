@@ -1,16 +1,44 @@
-"""Shared fixtures: a seeded generator and planted series with known PMNF truth."""
+"""Shared fixtures: a seeded generator and planted series with known PMNF truth; and the rule that tests that time
+real calls (marked `wall_clock`) take turns: under `pytest -n N` they hold one lock file of the session while they
+run, so that two timed tests never compete for the machine's cores."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import pytest
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: timed tests are not kept apart
+    fcntl = None  # type: ignore[assignment]
 
 from scalecheck.data.measurement import Series
 
 SEED = 20240601
 REQUIRE_TOOLS = "SCALECHECK_REQUIRE_TOOLS"  # set by .ci/run: a missing browser or node fails the tests needing it
+WALL_CLOCK = "wall_clock"  # the marker of tests that time real calls (registered in pyproject.toml)
+
+
+@pytest.fixture(autouse=True)
+def _timed_tests_take_turns(request: pytest.FixtureRequest,
+                            tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A `wall_clock` test holds a lock shared by every pytest-xdist worker of the session while it runs, so that
+    no two timed tests run at once (the other worker goes on with untimed tests)."""
+    if request.node.get_closest_marker(WALL_CLOCK) is None or fcntl is None:
+        yield
+        return
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # each worker's base folder lies in the session's
+    with open(shared / "wall_clock.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def missing_tool(message: str, *, module: bool = False) -> None:

@@ -15,6 +15,7 @@ import pytest
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "python-project"
 
 
+@pytest.mark.wall_clock
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_check_fails_on_the_quadratic_commit_only(tmp_path: Path) -> None:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",

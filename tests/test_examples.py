@@ -74,6 +74,7 @@ def c_kernel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.wall_clock
 def test_c_kernel_measures_both_kernels_and_the_wall_time(c_kernel: Path) -> None:
     document = json.loads((c_kernel / "measurements.json").read_text(encoding="utf-8"))
     series = {(m["kernel"], m["metric"], m["point"]["n"]): m["values"] for m in document["measurements"]}
@@ -86,6 +87,7 @@ def test_c_kernel_measures_both_kernels_and_the_wall_time(c_kernel: Path) -> Non
         assert all(value > 0 for value in series["sort", "time", n])
 
 
+@pytest.mark.wall_clock
 def test_c_kernel_models_find_the_quadratic_kernel(c_kernel: Path) -> None:
     """The comparison counts do not depend on the machine's load, so their models are certain: n^2 for the
     nested loop, less for qsort. The time models, noisier, still put the nested loop far above the sort at the

@@ -51,6 +51,7 @@ def measurements(path: Path) -> dict[tuple[str, str], dict[float, list[float]]]:
     return out
 
 
+@pytest.mark.wall_clock
 def test_measure_writes_a_file_that_model_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bench, out = script(tmp_path, BENCH), tmp_path / "m.json"
     assert main(["measure", "--param", "p=1,2,4", "--repeat", "2", "--out", str(out), "--commit", "abc1234",
@@ -351,6 +352,7 @@ def test_keep_going_skips_failed_runs_and_exits_2(tmp_path: Path, capsys: pytest
     assert {p: len(v) for p, v in wall.items()} == {1: 2, 2: 2, 8: 2}
 
 
+@pytest.mark.wall_clock
 def test_timeout_kills_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     slow, out = script(tmp_path, "import sys, time\nprint('started', file=sys.stderr, flush=True)\n"
                                  "time.sleep(30 if sys.argv[1] == '2' else 0)\n"), tmp_path / "m.json"
@@ -443,6 +445,7 @@ def test_metrics_lines_must_agree_with_the_measurement(lines: list[str], problem
     assert f": $SCALECHECK_METRICS line {len(lines)}: {problem}\n" in err
 
 
+@pytest.mark.wall_clock
 def test_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     class Terminal(io.StringIO):
@@ -508,6 +511,7 @@ def _alive(pid: int) -> bool:
     return not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is not running
 
 
+@pytest.mark.wall_clock
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to another process")
 def test_ctrl_c_keeps_the_completed_runs_and_exits_130(tmp_path: Path) -> None:
     started, out, temp = tmp_path / "started.txt", tmp_path / "m.json", tmp_path / "tmp"

@@ -129,6 +129,7 @@ def test_grouped(n, kind):
                                  "bound n"])
 
 
+@pytest.mark.wall_clock
 def test_marker_times_the_body(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("""
 import pytest
