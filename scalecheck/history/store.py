@@ -33,8 +33,8 @@ from scalecheck.errors import ConfigError, HistoryError, Location, NoBaselineErr
 from scalecheck.formats import decode_text, read_measurements_text
 from scalecheck.formats.paths import is_pattern, normalised, search_start, select_paths
 from scalecheck.formats.writer import dumps_run
+from scalecheck.names import STORES
 
-KINDS = ("auto", "branch", "repo")
 DEFAULT_BRANCH = "scalecheck-data"
 IDENTITY = {"NAME": "scalecheck", "EMAIL": "scalecheck@localhost"}  # for CI runners without a git user
 _NO_SHA = "0" * 40  # update-ref's old value for "the ref must not exist yet"
@@ -50,8 +50,8 @@ class Store:
 
     def __init__(self, path: Path, *, data_branch: str = DEFAULT_BRANCH, measurements: Sequence[str] = (),
                  fmt: str | None = None, kind: str = "auto") -> None:
-        if kind not in KINDS:
-            raise ConfigError(f"unknown history store '{kind}'", fix=f"use one of: {', '.join(KINDS)}")
+        if kind not in STORES:
+            raise ConfigError(f"unknown history store '{kind}'", fix=f"use one of: {', '.join(STORES)}")
         try:
             self.repo = git.Repo(path, search_parent_directories=True)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError) as err:
