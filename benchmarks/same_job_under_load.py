@@ -24,7 +24,7 @@ target, of every rename run with any finding (warnings and notices included) and
 without a growth finding, a table per scenario and PASS/FAIL per acceptance target. It exits 0 unless it breaks itself.
 
 It also runs the GitHub Action's path once per pair under load, when action.yml has the `command` input: the
-action's `check` and `gate` steps run locally with bash, as tests/test_action.py runs them (a pull-request event,
+action's `check` step (`scalecheck ci`) runs locally with bash, as tests/test_action.py runs it (a pull-request event,
 `baseline: main`, `comment: never`, `command: python -m pytest ... --scalecheck-save "$SCALECHECK_OUTPUT"`), and the
 job must pass for the rename pair and fail, with an error annotation naming the kernel, for the quadratic one.
 It needs PyYAML (the test extra); without it, or without the input, that part is skipped with a line saying why.
@@ -246,7 +246,7 @@ def print_miss(run: Run, args: argparse.Namespace) -> None:
         print("       " + run.output.replace("\n", "\n       "))
 
 
-# -- the Action's path: action.yml's `check` and `gate` steps run locally, as tests/test_action.py runs them ------
+# -- the Action's path: action.yml's `check` step (scalecheck ci) runs locally, as tests/test_action.py runs it ---
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
@@ -269,14 +269,14 @@ def load_action() -> tuple[dict | None, str]:
     if "command" not in (action.get("inputs") or {}):
         return None, "skipped: action.yml has no input named `command` (same-job mode) yet"
     ids = {step.get("id") for step in action["runs"]["steps"]}
-    if not {"check", "gate"} <= ids:
-        return None, f"skipped: action.yml has no steps with the ids check and gate (ids: {sorted(map(str, ids))})"
+    if "check" not in ids:
+        return None, f"skipped: action.yml has no step with the id check (ids: {sorted(map(str, ids))})"
     return action, ""
 
 
 def action_run(action: dict, repo: Path, base: str, scenario: str, args: argparse.Namespace, tmp: Path) -> str:
-    """One pull-request job through the Action (inputs command, baseline=main, comment=never): its check step, then
-    its gate step. A line saying what happened."""
+    """One pull-request job through the Action (inputs command, baseline=main, comment=never): its check step, whose
+    exit status is the job's. A line saying what happened."""
     git(repo, "checkout", "-q", scenario)
     temp = tmp / f"runner-{scenario}"
     shutil.rmtree(temp, ignore_errors=True)
@@ -305,7 +305,7 @@ def action_run(action: dict, repo: Path, base: str, scenario: str, args: argpars
     steps = {step.get("id"): step for step in action["runs"]["steps"]}
     results = {}
     start = time.perf_counter()
-    for step_id in ("check", "gate"):
+    for step_id in ("check",):
         step = steps[step_id]
         contexts = {"github": github, "strategy": {"job-index": 0}, "runner": {"temp": str(temp)},
                     "steps": {sid: {"outputs": out} for sid, out in outputs.items()}}
@@ -320,17 +320,17 @@ def action_run(action: dict, repo: Path, base: str, scenario: str, args: argpars
         outputs[step_id] = parse_output_file(output_file.read_text())
         results[step_id] = done
     wall = time.perf_counter() - start
-    check, gate = results["check"], results["gate"]
+    check = results["check"]
     # named: an error annotation for the kernel (the job summary has it too, Markdown-escaped)
     named = any(line.startswith("::error") and KERNEL in line for line in check.stdout.splitlines())
     expected = 0 if scenario == "rename" else 1
-    ok = gate.returncode == expected and check.returncode == 0 and (scenario == "rename" or named)
+    ok = check.returncode == expected and (scenario == "rename" or named)
     line = (f"{'ok  ' if ok else 'MISS'} {scenario:9s} loaded: check step exit {check.returncode}, verdict "
-            f"{outputs['check'].get('verdict') or '-'}, findings {outputs['check'].get('findings') or '-'}, gate step "
-            f"exit {gate.returncode} (job {'fails' if gate.returncode else 'passes'}), error annotation naming the "
-            f"kernel: {'yes' if named else 'no'}, {wall:.1f} s")
+            f"{outputs['check'].get('verdict') or '-'}, findings {outputs['check'].get('findings') or '-'} (job "
+            f"{'fails' if check.returncode else 'passes'}), error annotation naming the kernel: "
+            f"{'yes' if named else 'no'}, {wall:.1f} s")
     if not ok or args.verbose:
-        line += "\n       " + (check.stdout + check.stderr + gate.stdout + gate.stderr)[-6000:].replace(
+        line += "\n       " + (check.stdout + check.stderr)[-6000:].replace(
             "\n", "\n       ")
     return line
 
@@ -459,7 +459,7 @@ def main() -> int:
         met = targets(results, {"loaded": args.runs, "idle": args.idle_runs})
         print("targets: all met" if met else "targets: missed (see the MISS lines and their findings above)")
         if actions:
-            print("\nthe Action's path (action.yml's check and gate steps run locally, input `command`, "
+            print("\nthe Action's path (action.yml's check step, scalecheck ci, run locally, input `command`, "
                   "under load), one run per pair:")
             for a in actions:
                 print("  " + a)
