@@ -20,6 +20,8 @@ from scalecheck.cli import OK, REGRESSION, USAGE_ERROR, ci, main
 from scalecheck.errors import ConfigError
 from scalecheck.history.remote import DataRemote, PushResult
 
+from ..test_action import parse_output_file
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "check"
 # the action's defaults, as its `env:` passes them
@@ -44,18 +46,8 @@ class Job:
     temp: Path  # RUNNER_TEMP
 
     def outputs(self) -> dict[str, str]:
-        """GITHUB_OUTPUT's `name<<DELIMITER` blocks (what write_outputs writes); a later value wins, as on GitHub."""
-        found: dict[str, str] = {}
-        lines = iter(self.output.read_text(encoding="utf-8").splitlines())
-        for line in lines:
-            name, delimiter = line.split("<<", 1)
-            block = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                block.append(inner)
-            found[name] = "\n".join(block)
-        return found
+        """GITHUB_OUTPUT's values (what write_outputs writes); a later value wins, as on GitHub."""
+        return parse_output_file(self.output.read_text(encoding="utf-8"))
 
 
 @pytest.fixture
