@@ -1,5 +1,6 @@
 """L6: the `scalecheck` command: one module per subcommand, each a short call into `scalecheck.api` and the
-renderers. The only place that prints errors and picks exit codes.
+renderers (`ci`, the GitHub Action's job, runs the other commands in turn and pushes the data branch). The only
+place that prints errors and picks exit codes.
 
 Heavy modules (numpy, scipy, the readers) are imported inside the command functions, so `scalecheck --help`
 stays fast; the settings' flags come from the option table (`scalecheck.config`).

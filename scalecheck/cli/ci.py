@@ -74,7 +74,7 @@ recorded ones on any other event. Step outputs: verdict, report, markdown, findi
 artifact.
 
 exit status: 0 done, 1 a new scalability problem (with INPUT_FAIL=true), 2 a bad input
-or a data branch that cannot be read or pushed, 3 internal error."""
+or a data branch that cannot be read or pushed, 3 internal error, 130 interrupted (Ctrl-C)."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
