@@ -504,6 +504,9 @@ def parse_target(text: str) -> dict[str, float]:
         if not sep or not name.strip() or not math.isfinite(number) or number <= 0:
             raise ConfigError(f"--target: cannot read '{item}'",
                               fix="write the target scale as NAME=VALUE with a positive number, e.g. --target p=65536")
+        if name.strip() in target:
+            raise ConfigError(f"--target gives {name.strip()} twice",
+                              fix="give each parameter one value, e.g. --target p=65536")
         target[name.strip()] = number
     if not target:
         raise ConfigError("--target is empty", fix="write the target scale as NAME=VALUE, e.g. --target p=65536")

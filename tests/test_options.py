@@ -125,3 +125,13 @@ def test_min_points_marks_kernels_with_fewer_points_insufficient(tmp_path: Path,
     assert main(["model", str(EXAMPLE), "--min-points", "2"]) == USAGE_ERROR
     assert capsys.readouterr().err.endswith("scalecheck: error: --min-points must be at least 3, got 2\n"
                                             "  fix: for example --min-points 5\n")
+
+
+def test_a_target_names_each_parameter_once() -> None:
+    from scalecheck.config import parse_target
+    from scalecheck.errors import ConfigError
+
+    assert parse_target("p=64,n=1e3") == {"p": 64.0, "n": 1000.0}
+    with pytest.raises(ConfigError) as info:
+        parse_target("p=1,p=2")
+    assert str(info.value) == "--target gives p twice\n  fix: give each parameter one value, e.g. --target p=65536"
