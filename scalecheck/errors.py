@@ -1,6 +1,6 @@
 """L0: where a problem is (`Location`), the error tree users can fix, and the warnings.
 
-An error prints as one line per part (where and what, then each detail, then the fix), every part made visible
+An error prints as one line: where, what is wrong, each detail and the fix, joined by "; ", every part made visible
 (`scalecheck.text.visible`): a file name, a record or a message that quotes a file can neither break the line,
 nor hide or reorder text, nor start a GitHub workflow command.
 """
@@ -35,15 +35,15 @@ class ScalecheckError(Exception):
                  details: Sequence[str] = ()) -> None:
         super().__init__(problem)
         self.problem, self.where, self.fix = problem, where, fix
-        self.details = tuple(details)  # lines shown between the problem and the fix, e.g. the offending input
+        self.details = tuple(details)  # parts shown between the problem and the fix, e.g. the offending input
 
     def __str__(self) -> str:
         problem = visible(self.problem)
-        lines = [f"{self.where}: {problem}" if self.where else problem]
-        lines += [f"  {visible(detail)}" for detail in self.details]
+        parts = [f"{self.where}: {problem}" if self.where else problem]
+        parts += [visible(detail) for detail in self.details]
         if self.fix:
-            lines.append(f"  fix: {visible(self.fix)}")
-        return "\n".join(lines)
+            parts.append(f"fix: {visible(self.fix)}")
+        return "; ".join(parts)
 
 
 class InputError(ScalecheckError):

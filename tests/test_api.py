@@ -28,7 +28,7 @@ MakeRepo = Callable[..., GitRepo]
 
 
 def config_error(call: Callable[[], object]) -> str:
-    """The full text of the ConfigError `call` raises (problem, then "\\n  fix: ...")."""
+    """The full text of the ConfigError `call` raises (problem, then "; fix: ...")."""
     with pytest.raises(ConfigError) as info:
         call()
     assert info.value.fix, "every user error carries a fix"
@@ -97,12 +97,12 @@ def test_fit_models_selects_kernels_by_glob_and_metric_by_name() -> None:
 ], ids=["metric", "kernel", "both"])
 def test_fit_models_selecting_nothing_names_what_the_file_has(selection: dict[str, list[str]], message: str) -> None:
     assert config_error(lambda: fit_models([MPI], **selection)) == \
-        f"{message}\n  fix: check --metric and --kernel against the names above"
+        f"{message}; fix: check --metric and --kernel against the names above"
 
 
 def test_fit_models_target_must_name_the_measured_parameter() -> None:
     assert config_error(lambda: fit_models([MPI], target={"n": 1e6})) == \
-        "--target names parameter 'n', which the measurements do not have\n  fix: the parameters are p"
+        "--target names parameter 'n', which the measurements do not have; fix: the parameters are p"
 
 
 # -- parse_target and check_target ---------------------------------------------------------------------------------
@@ -114,22 +114,22 @@ def test_parse_target_reads_every_parameter() -> None:
 @pytest.mark.parametrize("text", ["p", "p=", "p=0", "p=-1", "p=x", "=3", "p=inf"])
 def test_parse_target_refuses_what_is_not_a_positive_value(text: str) -> None:
     assert config_error(lambda: parse_target(text)) == (
-        f"--target: cannot read '{text}'\n"
-        "  fix: write the target scale as NAME=VALUE with a positive number, e.g. --target p=65536")
+        f"--target: cannot read '{text}'"
+        "; fix: write the target scale as NAME=VALUE with a positive number, e.g. --target p=65536")
 
 
 def test_parse_target_refuses_an_empty_target() -> None:
     assert config_error(lambda: parse_target("")) == \
-        "--target is empty\n  fix: write the target scale as NAME=VALUE, e.g. --target p=65536"
+        "--target is empty; fix: write the target scale as NAME=VALUE, e.g. --target p=65536"
 
 
 @pytest.mark.parametrize("target, parameters, message", [
     ({"proc": 8.0}, ("procs", "n"),
-     "--target names parameter 'proc', which the measurements do not have\n  fix: did you mean 'procs'?"),
+     "--target names parameter 'proc', which the measurements do not have; fix: did you mean 'procs'?"),
     ({"q": 8.0}, ("p", "n"),
-     "--target names parameter 'q', which the measurements do not have\n  fix: the parameters are p, n"),
+     "--target names parameter 'q', which the measurements do not have; fix: the parameters are p, n"),
     ({"p": 8.0}, ("p", "n"),
-     "--target gives no value for n\n  fix: give every parameter a value, e.g. --target p=...,n=..."),
+     "--target gives no value for n; fix: give every parameter a value, e.g. --target p=...,n=..."),
 ], ids=["did-you-mean", "unknown", "missing"])
 def test_check_target_names_the_parameter_and_the_fix(target: dict[str, float], parameters: tuple[str, ...],
                                                       message: str) -> None:
@@ -207,7 +207,7 @@ def test_check_without_any_baseline_fails_when_missing_baseline_is_fail(first_pu
 def test_check_without_a_baseline_outside_a_pull_request_says_how_to_name_one(first_pull_request: GitRepo) -> None:
     repo = first_pull_request
     assert config_error(lambda: check([CANDIDATE], None, Config(root=repo.path), cwd=repo.path, env={})) == (
-        "no baseline given\n  fix: pass --baseline REF_OR_FILE, e.g. --baseline origin/main or --baseline "
+        "no baseline given; fix: pass --baseline REF_OR_FILE, e.g. --baseline origin/main or --baseline "
         "baseline.json")
 
 
@@ -239,12 +239,12 @@ def test_cluster_over_the_concept_cap_lists_the_groups_without_a_lattice() -> No
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"similarity": 0.0}, "the similarity must be a Jaccard index in (0, 1], got 0\n"
-                          "  fix: use for example --similarity 0.9 (1 keeps only identical sets together)"),
-    ({"similarity": 1.5}, "the similarity must be a Jaccard index in (0, 1], got 1.5\n"
-                          "  fix: use for example --similarity 0.9 (1 keeps only identical sets together)"),
-    ({"max_sets": 0}, "max_sets must be at least 1, got 0\n  fix: use the default max_sets"),
-    ({"max_concepts": 0}, "max_concepts must be at least 1, got 0\n  fix: use the default max_concepts"),
+    ({"similarity": 0.0}, "the similarity must be a Jaccard index in (0, 1], got 0"
+                          "; fix: use for example --similarity 0.9 (1 keeps only identical sets together)"),
+    ({"similarity": 1.5}, "the similarity must be a Jaccard index in (0, 1], got 1.5"
+                          "; fix: use for example --similarity 0.9 (1 keeps only identical sets together)"),
+    ({"max_sets": 0}, "max_sets must be at least 1, got 0; fix: use the default max_sets"),
+    ({"max_concepts": 0}, "max_concepts must be at least 1, got 0; fix: use the default max_concepts"),
 ])
 def test_cluster_options_are_checked(options: dict[str, float], message: str) -> None:
     assert config_error(lambda: cluster(WEATHER, **options)) == message  # type: ignore[arg-type]
@@ -272,12 +272,12 @@ def test_overhead_ranks_the_late_receives_first() -> None:
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"quantile": 0.5}, "the quantile must be at least 0.8 and less than 1, got 0.5\n"
-                        "  fix: use a quantile such as 0.95 (Kluge et al.: 0.8 <= q_max < 1)"),
-    ({"resolution": 0.0}, "the timer resolution must be a positive number of seconds, got 0\n"
-                          "  fix: give it in seconds, e.g. 1e-07, or leave it out"),
-    ({"alpha": 1.0}, "alpha must be between 0 and 1, got 1\n  fix: use a level such as 0.01"),
-    ({"interpolation": "cubic"}, "unknown interpolation 'cubic'\n  fix: use one of linear, log"),
+    ({"quantile": 0.5}, "the quantile must be at least 0.8 and less than 1, got 0.5"
+                        "; fix: use a quantile such as 0.95 (Kluge et al.: 0.8 <= q_max < 1)"),
+    ({"resolution": 0.0}, "the timer resolution must be a positive number of seconds, got 0"
+                          "; fix: give it in seconds, e.g. 1e-07, or leave it out"),
+    ({"alpha": 1.0}, "alpha must be between 0 and 1, got 1; fix: use a level such as 0.01"),
+    ({"interpolation": "cubic"}, "unknown interpolation 'cubic'; fix: use one of linear, log"),
 ])
 def test_overhead_options_are_checked(options: dict[str, object], message: str) -> None:
     assert config_error(lambda: overhead(CALIBRATION, EVENTS, **options)) == message  # type: ignore[arg-type]

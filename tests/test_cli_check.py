@@ -67,15 +67,16 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str
 
 def usage_error(result: tuple[int, str, str]) -> str:
     """The error line of a run that must fail as a user error: exit 2, 'scalecheck: error: ...', a fix line, no
-    traceback and no report. Returns the first line without its prefix."""
+    traceback and no report. Returns the line without its prefix and its fix."""
     code, out, err = result
     assert code == USAGE_ERROR, (out, err)
     assert out == "" and "Traceback" not in err
     lines = err.splitlines()
-    assert len(lines) == 2, err
+    assert len(lines) == 1, err
     assert lines[0].startswith("scalecheck: error: ")
-    assert lines[1].startswith("  fix: ") and len(lines[1]) > len("  fix: ")
-    return lines[0].removeprefix("scalecheck: error: ")
+    head, _, fix = lines[0].rpartition("; fix: ")
+    assert head and fix, err
+    return head.removeprefix("scalecheck: error: ")
 
 
 @pytest.fixture(autouse=True)
@@ -539,7 +540,7 @@ def test_settings_key_errors_say_what_to_write(files: Path, capsys: pytest.Captu
     (files / "pyproject.toml").write_text(settings, encoding="utf-8")
     result = cli(capsys, "check", "cand.json", "--baseline", "base.json")
     usage_error(result)
-    assert result[2].splitlines()[1] == f"  fix: {fix}"
+    assert result[2].splitlines()[0].endswith(f"; fix: {fix}")
 
 
 @pytest.mark.parametrize("expect, part", [

@@ -75,10 +75,10 @@ def test_dot_labels_of_hostile_ids_are_escaped(tmp_path: Path, capsys: pytest.Ca
 
 
 @pytest.mark.parametrize("body, message", [
-    ('{"id": "rank 3"}\n', ":1: process 'rank 3' has no pairs\n  fix: give it \"pairs\""),
-    ('{"id": "rank 3", "pairs": [["main"]]}\n', ":1: process 'rank 3': pair 1 must be two names, got [\"main\"]\n"),
+    ('{"id": "rank 3"}\n', ":1: process 'rank 3' has no pairs; fix: give it \"pairs\""),
+    ('{"id": "rank 3", "pairs": [["main"]]}\n', ":1: process 'rank 3': pair 1 must be two names, got [\"main\"]; fix: "),
     ('{"id": "rank 3", "paths": ["a->b"]}\n{"id": "rank 3", "paths": ["a->c"]}\n',
-     ":2: duplicate process id 'rank 3' (first at line 1)\n"),
+     ":2: duplicate process id 'rank 3' (first at line 1); fix: "),
 ])
 def test_bad_input_is_one_error_with_a_fix_and_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                        body: str, message: str) -> None:
@@ -88,14 +88,14 @@ def test_bad_input_is_one_error_with_a_fix_and_status_2(tmp_path: Path, capsys: 
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"scalecheck: error: {data}{message}")
-    assert "\n  fix: " in captured.err and "Traceback" not in captured.err
+    assert "; fix: " in captured.err and "Traceback" not in captured.err
 
 
 @pytest.mark.parametrize("value", ["0", "1.5", "-0.2"])
 def test_similarity_outside_0_1_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cluster", str(WEATHER), "--similarity", value]) == USAGE_ERROR
     assert capsys.readouterr().err.startswith(f"scalecheck: error: --similarity must be a Jaccard index in (0, 1], "
-                                              f"got {float(value):g}\n  fix: ")
+                                              f"got {float(value):g}; fix: ")
 
 
 def test_similarity_merges_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

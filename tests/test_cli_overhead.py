@@ -35,10 +35,10 @@ def test_overhead_writes_json_and_takes_the_options(tmp_path: Path, capsys: pyte
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--quantile", "0.5"], "scalecheck: error: --quantile must be at least 0.8 and less than 1, got 0.5\n"
-                            "  fix: use a quantile such as 0.95 (Kluge et al.: 0.8 <= q_max < 1)\n"),
-    (["--resolution", "0"], "scalecheck: error: --resolution must be a positive number of seconds, got 0\n"
-                            "  fix: give the timer resolution in seconds, e.g. --resolution 1e-7, or leave it out\n"),
+    (["--quantile", "0.5"], "scalecheck: error: --quantile must be at least 0.8 and less than 1, got 0.5"
+                            "; fix: use a quantile such as 0.95 (Kluge et al.: 0.8 <= q_max < 1)\n"),
+    (["--resolution", "0"], "scalecheck: error: --resolution must be a positive number of seconds, got 0"
+                            "; fix: give the timer resolution in seconds, e.g. --resolution 1e-7, or leave it out\n"),
 ])
 def test_overhead_rejects_bad_options(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["overhead", "--calibration", str(CALIBRATION), str(EVENTS), *args]) == USAGE_ERROR
@@ -53,7 +53,7 @@ def test_overhead_names_the_trace_line_of_an_uncalibrated_operation(tmp_path: Pa
     assert main(["overhead", "--calibration", str(CALIBRATION), str(events)]) == USAGE_ERROR
     assert capsys.readouterr().err == (
         f"scalecheck: error: {events}:3: 1 event(s) of operation 'MPI_Bcast', which the calibration does not cover "
-        "(it calibrates MPI_Send, MPI_Recv, MPI_Allreduce)\n  fix: add samples of MPI_Bcast to the calibration, or "
+        "(it calibrates MPI_Send, MPI_Recv, MPI_Allreduce); fix: add samples of MPI_Bcast to the calibration, or "
         "leave its events out of the trace\n")
 
 
@@ -64,7 +64,7 @@ def test_overhead_reports_a_bad_calibration_sample(tmp_path: Path, capsys: pytes
     assert main(["overhead", "--calibration", str(calibration), str(EVENTS)]) == USAGE_ERROR
     assert capsys.readouterr().err == (
         f"scalecheck: error: {calibration}:1: sample MPI_Send p=8 bytes=1: 3 timing(s); a noise model needs at "
-        "least 10\n  fix: time this operation at least 10 times at this scale (about 200 give a stable t_max)\n")
+        "least 10; fix: time this operation at least 10 times at this scale (about 200 give a stable t_max)\n")
 
 
 def test_overhead_without_calibration_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -197,7 +197,7 @@ def test_load_config_reads_explicit_file_of_any_name(repo: Path) -> None:
 def test_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path / "nope.toml")
-    assert str(info.value) == (f"{tmp_path / 'nope.toml'}: no such file\n  fix: check the path given to --config, "
+    assert str(info.value) == (f"{tmp_path / 'nope.toml'}: no such file; fix: check the path given to --config, "
                                "or leave --config out to use the pyproject.toml or scalecheck.toml found from the "
                                "working folder")
 
@@ -206,7 +206,7 @@ def test_explicit_pyproject_without_table_is_an_error(tmp_path: Path) -> None:
     path = make_file(tmp_path / "pyproject.toml", '[project]\nname = "demo"\n')
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == (f"{path}: has no [tool.scalecheck] table\n  fix: add a [tool.scalecheck] table, or "
+    assert str(info.value) == (f"{path}: has no [tool.scalecheck] table; fix: add a [tool.scalecheck] table, or "
                                "leave --config out to use the defaults")
 
 
@@ -234,19 +234,19 @@ def test_with_overrides_accepts_expectations_as_pairs() -> None:
 
 
 @pytest.mark.parametrize("settings, message", [
-    ({"threshold": -1}, "--threshold must be greater than 0, got -1\n  fix: for example --threshold 0.1"),
-    ({"max_terms": True}, "--max-terms must be an integer, got a boolean (true)\n  fix: for example --max-terms 2"),
-    ({"fail_on": ["growht"]}, "--fail-on holds unknown kind 'growht'\n  fix: did you mean 'growth'? (the kinds are "
+    ({"threshold": -1}, "--threshold must be greater than 0, got -1; fix: for example --threshold 0.1"),
+    ({"max_terms": True}, "--max-terms must be an integer, got a boolean (true); fix: for example --max-terms 2"),
+    ({"fail_on": ["growht"]}, "--fail-on holds unknown kind 'growht'; fix: did you mean 'growth'? (the kinds are "
                               "growth, prediction, measured, expectation, segmentation, overhead, structure)"),
-    ({"data_branch": "my branch"}, "--data-branch must be a git branch name, got 'my branch'\n  fix: for example "
+    ({"data_branch": "my branch"}, "--data-branch must be a git branch name, got 'my branch'; fix: for example "
                                    "--data-branch scalecheck-data"),
     ({"expectations": {"solver->*": "p lg p"}}, "--expect for 'solver->*': cannot read 'p lg p': unknown word 'lg'; "
-                                                "write a growth such as 'p log p', 'n^2' or 'O(n log n)'\n"
-                                                "  fix: for example --expect 'solver->*=p log p'"),
-    ({"metrics": "time"}, "--metric must be a list of strings, got a string ('time')\n  fix: for example --metric "
+                                                "write a growth such as 'p log p', 'n^2' or 'O(n log n)'"
+                                                "; fix: for example --expect 'solver->*=p log p'"),
+    ({"metrics": "time"}, "--metric must be a list of strings, got a string ('time'); fix: for example --metric "
                           "time"),
-    ({"exponents": [F(0)], "log_exponents": [F(0)]}, "the exponent lists leave no term to search\n"
-                                                     "  fix: give at least one exponent other than 0"),
+    ({"exponents": [F(0)], "log_exponents": [F(0)]}, "the exponent lists leave no term to search"
+                                                     "; fix: give at least one exponent other than 0"),
 ], ids=["threshold", "bool_is_not_int", "fail_on", "data_branch", "expect", "metric_not_list", "no_term"])
 def test_with_overrides_checks_values_and_names_the_flag(settings: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError) as info:
@@ -292,99 +292,99 @@ def test_building_blocks_fill_a_missing_list() -> None:
 GATE = "[tool.scalecheck.gate]"
 MISTAKES = {
     "unknown_key": (f"[tool.scalecheck]\nstore = 'repo'\n\n{GATE}\nthreshold = 0.1\ntreshold = 0.2\n", 6,
-                    f"{GATE}: unknown key 'treshold'\n  fix: did you mean 'threshold'?"),
+                    f"{GATE}: unknown key 'treshold'; fix: did you mean 'threshold'?"),
     "unknown_key_no_match": (f"{GATE}\nwhatever = 1\n", 2,
-                             f"{GATE}: unknown key 'whatever'\n  fix: the keys here are threshold, confidence, "
+                             f"{GATE}: unknown key 'whatever'; fix: the keys here are threshold, confidence, "
                              "bootstrap, seed, fail_on, fail_across_machines, missing_baseline"),
     "key_in_wrong_table": ("[tool.scalecheck]\nthreshold = 0.1\n", 2,
-                           "[tool.scalecheck]: unknown key 'threshold'\n  fix: threshold belongs in "
+                           "[tool.scalecheck]: unknown key 'threshold'; fix: threshold belongs in "
                            "[tool.scalecheck.gate]"),
     "unknown_table": ("[tool.scalecheck]\nstore = 'repo'\n\n[tool.scalecheck.gates]\nthreshold = 0.1\n", 4,
-                      "[tool.scalecheck]: unknown table 'gates'\n  fix: did you mean 'gate'?"),
+                      "[tool.scalecheck]: unknown table 'gates'; fix: did you mean 'gate'?"),
     "unknown_dotted_table": ("[tool.scalecheck]\nstore = 'repo'\ngates.threshold = 0.1\n", 3,
-                             "[tool.scalecheck]: unknown table 'gates'\n  fix: did you mean 'gate'?"),
+                             "[tool.scalecheck]: unknown table 'gates'; fix: did you mean 'gate'?"),
     "table_not_table": ("[tool.scalecheck]\ngate = 5\n", 2,
-                        "[tool.scalecheck] gate: must be a table, got an integer (5)\n  fix: write the settings of "
+                        "[tool.scalecheck] gate: must be a table, got an integer (5); fix: write the settings of "
                         "gate under [tool.scalecheck.gate]"),
     "string_for_number": (f"{GATE}\nthreshold = '10%'\n", 2,
-                          f"{GATE} threshold: must be a number, got a string ('10%')\n  fix: write threshold = 0.1"),
+                          f"{GATE} threshold: must be a number, got a string ('10%'); fix: write threshold = 0.1"),
     "dotted_key": ("[tool.scalecheck]\ngate.threshold = 0\n", 2,
-                   f"{GATE} threshold: must be greater than 0, got 0\n  fix: write threshold = 0.1"),
+                   f"{GATE} threshold: must be greater than 0, got 0; fix: write threshold = 0.1"),
     "confidence_too_high": (f"{GATE}\nconfidence = 1.5\n", 2,
-                            f"{GATE} confidence: must be at least 0.5 and less than 1, got 1.5\n"
-                            "  fix: write confidence = 0.95"),
+                            f"{GATE} confidence: must be at least 0.5 and less than 1, got 1.5"
+                            "; fix: write confidence = 0.95"),
     "bootstrap_zero": (f"{GATE}\nbootstrap = 0\n", 2,
-                       f"{GATE} bootstrap: must be at least 20, got 0\n  fix: write bootstrap = 200"),
-    "seed_negative": (f"{GATE}\nseed = -1\n", 2, f"{GATE} seed: must be at least 0, got -1\n  fix: write seed = 0"),
+                       f"{GATE} bootstrap: must be at least 20, got 0; fix: write bootstrap = 200"),
+    "seed_negative": (f"{GATE}\nseed = -1\n", 2, f"{GATE} seed: must be at least 0, got -1; fix: write seed = 0"),
     "seed_float": (f"{GATE}\nseed = 1.0\n", 2,
-                   f"{GATE} seed: must be an integer, got a number (1.0)\n  fix: write seed = 0"),
+                   f"{GATE} seed: must be an integer, got a number (1.0); fix: write seed = 0"),
     "fail_on_typo": (f'{GATE}\nfail_on = ["growht"]\n', 2,
-                     f"{GATE} fail_on: holds unknown kind 'growht'\n  fix: did you mean 'growth'? (the kinds are "
+                     f"{GATE} fail_on: holds unknown kind 'growht'; fix: did you mean 'growth'? (the kinds are "
                      "growth, prediction, measured, expectation, segmentation, overhead, structure)"),
     "fail_on_improvement": (f'{GATE}\nfail_on = ["growth", "improvement"]\n', 2,
-                            f"{GATE} fail_on: improvements never fail the build\n  fix: leave 'improvement' out; "
+                            f"{GATE} fail_on: improvements never fail the build; fix: leave 'improvement' out; "
                             "the kinds that can fail are growth, prediction, measured, expectation, segmentation, "
                             "overhead, structure"),
     "max_terms_bool": ("[tool.scalecheck.search]\nmax_terms = true\n", 2,
-                       "[tool.scalecheck.search] max_terms: must be an integer, got a boolean (true)\n"
-                       "  fix: write max_terms = 2"),
+                       "[tool.scalecheck.search] max_terms: must be an integer, got a boolean (true)"
+                       "; fix: write max_terms = 2"),
     "alpha_one": ("[tool.scalecheck.search]\nalpha = 1\n", 2,
-                  "[tool.scalecheck.search] alpha: must be greater than 0 and less than 1, got 1\n"
-                  "  fix: write alpha = 0.01"),
+                  "[tool.scalecheck.search] alpha: must be greater than 0 and less than 1, got 1"
+                  "; fix: write alpha = 0.01"),
     "aggregate_typo": ('[tool.scalecheck]\naggregate = "meen"\n', 2,
-                       "[tool.scalecheck] aggregate: must be one of mean, median, min, tmax, got 'meen'\n"
-                       "  fix: did you mean 'mean'?"),
+                       "[tool.scalecheck] aggregate: must be one of mean, median, min, tmax, got 'meen'"
+                       "; fix: did you mean 'mean'?"),
     "aggregate_unknown": ('[tool.scalecheck]\naggregate = "avg"\n', 2,
-                          "[tool.scalecheck] aggregate: must be one of mean, median, min, tmax, got 'avg'\n"
-                          '  fix: write aggregate = "mean"'),
+                          "[tool.scalecheck] aggregate: must be one of mean, median, min, tmax, got 'avg'"
+                          '; fix: write aggregate = "mean"'),
     "store_unknown": ('[tool.scalecheck]\nstore = "git"\n', 2,
-                      "[tool.scalecheck] store: must be one of auto, branch, repo, got 'git'\n"
-                      '  fix: write store = "auto"'),
+                      "[tool.scalecheck] store: must be one of auto, branch, repo, got 'git'"
+                      '; fix: write store = "auto"'),
     "format_typo": ('[tool.scalecheck]\nformat = "cvs"\n', 2,
                     "[tool.scalecheck] format: must be one of scalecheck-json, jsonl, csv, extrap-text, extrap-json, "
-                    "talpas, got 'cvs'\n  fix: did you mean 'csv'?"),
+                    "talpas, got 'cvs'; fix: did you mean 'csv'?"),
     "segmentation_string": ('[tool.scalecheck]\nsegmentation = "no"\n', 2,
-                            "[tool.scalecheck] segmentation: must be true or false, got a string ('no')\n"
-                            "  fix: write segmentation = false"),
+                            "[tool.scalecheck] segmentation: must be true or false, got a string ('no')"
+                            "; fix: write segmentation = false"),
     "target_negative": ("[tool.scalecheck]\ntarget = {p = -1}\n", 2,
-                        "[tool.scalecheck] target: must give each parameter a positive number, got p = -1\n"
-                        "  fix: write target = {p = 65536}"),
+                        "[tool.scalecheck] target: must give each parameter a positive number, got p = -1"
+                        "; fix: write target = {p = 65536}"),
     "target_string": ('[tool.scalecheck]\ntarget = {n = "big"}\n', 2,
                       "[tool.scalecheck] target: must give each parameter a positive number, got n = a string "
-                      "('big')\n  fix: write target = {n = 65536}"),
+                      "('big'); fix: write target = {n = 65536}"),
     "target_not_table": ("[tool.scalecheck]\ntarget = 5\n", 2,
-                         "[tool.scalecheck] target: must be a table of parameter values, got an integer (5)\n"
-                         "  fix: write target = {p = 65536}"),
+                         "[tool.scalecheck] target: must be a table of parameter values, got an integer (5)"
+                         "; fix: write target = {p = 65536}"),
     "measurements_string": ('[tool.scalecheck]\nmeasurements = "bench/*.json"\n', 2,
                             "[tool.scalecheck] measurements: must be a list of strings, got a string "
-                            "('bench/*.json')\n  fix: write measurements = [\"bench/*.json\"]"),
+                            "('bench/*.json'); fix: write measurements = [\"bench/*.json\"]"),
     "exponents_word": ('[tool.scalecheck.search]\nexponents = [1, "x"]\n', 2,
                        "[tool.scalecheck.search] exponents: holds a string ('x'), which is not a number or a "
-                       "fraction\n  fix: write exponents = [0, \"1/2\", 1, \"3/2\", 2]"),
+                       "fraction; fix: write exponents = [0, \"1/2\", 1, \"3/2\", 2]"),
     "exponents_negative": ("[tool.scalecheck.search]\nexponents = [1, -0.5]\n", 2,
-                           "[tool.scalecheck.search] exponents: holds -0.5, which is negative\n"
-                           "  fix: use exponents >= 0 (allow_decreasing accepts falling trends)"),
+                           "[tool.scalecheck.search] exponents: holds -0.5, which is negative"
+                           "; fix: use exponents >= 0 (allow_decreasing accepts falling trends)"),
     "exponents_empty": ("[tool.scalecheck.search]\nexponents = []\n", 2,
-                        "[tool.scalecheck.search] exponents: is empty\n"
-                        "  fix: write exponents = [0, \"1/2\", 1, \"3/2\", 2]"),
+                        "[tool.scalecheck.search] exponents: is empty"
+                        "; fix: write exponents = [0, \"1/2\", 1, \"3/2\", 2]"),
     "no_term_left": ("[tool.scalecheck.search]\nexponents = [0]\nlog_exponents = [0]\n", 2,
-                     "[tool.scalecheck.search] exponents: the exponent lists leave no term to search\n"
-                     "  fix: give at least one exponent other than 0"),
+                     "[tool.scalecheck.search] exponents: the exponent lists leave no term to search"
+                     "; fix: give at least one exponent other than 0"),
     "expectation_unreadable": ('[tool.scalecheck.expectations]\n"main->init" = "1"\n"solver->*" = "p lg p"\n', 3,
                                "[tool.scalecheck.expectations] \"solver->*\": cannot read 'p lg p': unknown word "
-                               "'lg'; write a growth such as 'p log p', 'n^2' or 'O(n log n)'\n"
-                               "  fix: write each expectation as \"KERNEL GLOB\" = \"GROWTH\", e.g. "
+                               "'lg'; write a growth such as 'p log p', 'n^2' or 'O(n log n)'"
+                               "; fix: write each expectation as \"KERNEL GLOB\" = \"GROWTH\", e.g. "
                                "\"solver->*\" = \"p log p\""),
     "expectation_dotted_kernel": ('[tool.scalecheck.expectations]\nmain.solve = "n"\n', 2,
                                   "[tool.scalecheck.expectations] \"main\": must be a growth as text, such as "
-                                  "\"p log p\", got a table\n  fix: quote the kernel glob, e.g. \"main.solve\" = "
+                                  "\"p log p\", got a table; fix: quote the kernel glob, e.g. \"main.solve\" = "
                                   "\"p log p\""),
     "malformed_toml": ("[tool.scalecheck]\nstore = 'repo'\nthreshold 0.1\n", 3,
-                       "not valid TOML: Expected '=' after a key in a key/value pair at column 11\n"
-                       "  fix: correct the TOML syntax"),
+                       "not valid TOML: Expected '=' after a key in a key/value pair at column 11"
+                       "; fix: correct the TOML syntax"),
     "malformed_toml_at_end": ("[tool.scalecheck]\nstore = ", 2,
-                              "not valid TOML: Invalid value (at end of document)\n"
-                              "  fix: correct the TOML syntax"),
+                              "not valid TOML: Invalid value (at end of document)"
+                              "; fix: correct the TOML syntax"),
 }
 
 
@@ -401,8 +401,8 @@ def test_scalecheck_toml_records_name_tables_without_prefix(tmp_path: Path) -> N
     path = make_file(tmp_path / "scalecheck.toml", "store = 'repo'\n\n[gate]\nthreshold = -0.1\n")
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == f"{path}:4: [gate] threshold: must be greater than 0, got -0.1\n" \
-                              "  fix: write threshold = 0.1"
+    assert str(info.value) == f"{path}:4: [gate] threshold: must be greater than 0, got -0.1; " \
+                              "fix: write threshold = 0.1"
 
 
 def test_scalecheck_toml_top_level_key_has_no_table(tmp_path: Path) -> None:
@@ -410,14 +410,14 @@ def test_scalecheck_toml_top_level_key_has_no_table(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert str(info.value) == (f"{path}:1: format: must be one of scalecheck-json, jsonl, csv, extrap-text, "
-                               "extrap-json, talpas, got an integer (3)\n  fix: write format = \"csv\"")
+                               "extrap-json, talpas, got an integer (3); fix: write format = \"csv\"")
 
 
 def test_scalecheck_toml_with_tool_table_says_settings_stand_at_top(tmp_path: Path) -> None:
     path = make_file(tmp_path / "scalecheck.toml", "[tool.scalecheck]\nstore = 'repo'\n")
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == (f"{path}:1: unknown key 'tool'\n  fix: in scalecheck.toml the settings stand at the "
+    assert str(info.value) == (f"{path}:1: unknown key 'tool'; fix: in scalecheck.toml the settings stand at the "
                                "top level, without [tool.scalecheck]")
 
 
@@ -425,7 +425,7 @@ def test_scalecheck_toml_key_of_top_level_in_a_table(tmp_path: Path) -> None:
     path = make_file(tmp_path / "scalecheck.toml", "[gate]\nmeasurements = []\n")
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == f"{path}:2: [gate]: unknown key 'measurements'\n  fix: measurements belongs at the " \
+    assert str(info.value) == f"{path}:2: [gate]: unknown key 'measurements'; fix: measurements belongs at the " \
                               "top level"
 
 

@@ -202,8 +202,8 @@ def test_mismatched_parameters_are_an_error_before_anything_runs(tmp_path: Path,
     marker.unlink()
     before = out.read_text()
     err = errors_of(["measure", "--param", "p=1", "--param", "n=2", "--out", str(out), "--", *FAST, touch], capsys)
-    assert err == (f"scalecheck: error: {out}: the file has parameters (p), but --param gives (p, n)\n"
-                   "  fix: measure the same parameters, or choose another --out\n")
+    assert err == (f"scalecheck: error: {out}: the file has parameters (p), but --param gives (p, n)"
+                   "; fix: measure the same parameters, or choose another --out\n")
     assert not marker.exists() and out.read_text() == before
 
 
@@ -222,7 +222,7 @@ def test_an_unusable_output_file_is_an_error_before_anything_runs(content: str, 
     out.write_text(content)
     touch = script(tmp_path, f"open({str(marker)!r}, 'a').write('x')")
     err = errors_of(["measure", "--param", "p=1", "--out", str(out), "--", *FAST, touch], capsys)
-    assert err.startswith(f"scalecheck: error: {out}") and message in err and "\n  fix: " in err
+    assert err.startswith(f"scalecheck: error: {out}") and message in err and "; fix: " in err
     assert not marker.exists() and out.read_text() == content
 
 
@@ -231,39 +231,40 @@ def test_another_commit_in_the_output_file_is_an_error(tmp_path: Path, capsys: p
     argv = ["measure", "--param", "p=1", "--repeat", "1", "--out", str(out)]
     assert main([*argv, "--commit", "aaa", "--", *FAST, noop]) == OK
     err = errors_of([*argv, "--commit", "bbb", "--", *FAST, noop], capsys)
-    assert err == (f"scalecheck: error: {out}: the file holds measurements of commit aaa, not bbb\n"
-                   "  fix: choose another --out for another commit\n")
+    assert err == (f"scalecheck: error: {out}: the file holds measurements of commit aaa, not bbb"
+                   "; fix: choose another --out for another commit\n")
 
 
 @pytest.mark.parametrize("args, message", [
     (["--param", "p=1", "--", "echo", "{q}"],
-     "the command uses {q}, but there is no parameter 'q' (parameters: p)\n"
-     "  fix: add --param q=..., or write {{q}} for literal braces\n"),
+     "the command uses {q}, but there is no parameter 'q' (parameters: p)"
+     "; fix: add --param q=..., or write {{q}} for literal braces\n"),
     (["--param", "p=1", "--", "echo", "{}"],
-     "the command uses {}, but it names no parameter (parameters: p)\n"),
+     "the command uses {}, but it names no parameter (parameters: p); fix: "),
     (["--param", "p=1", "--", "echo", "{p:03d}"],
-     "the command argument '{p:03d}' has '{p:03d}': format specifications are not supported\n"),
+     "the command argument '{p:03d}' has '{p:03d}': format specifications are not supported; fix: "),
     (["--param", "p=1", "--", "echo", "a}b"], "the command argument 'a}b' has an unmatched brace"),
     (["--param", "p=1", "--shell", "--", "echo", "{p", "}"], "the command uses {p }, but there is no parameter 'p '"),
-    (["--param", "p", "--", "echo"], "--param 'p': expected NAME=VALUES\n"),
-    (["--param", "2p=1", "--", "echo"], "--param '2p=1': '2p' is not a valid parameter name\n"),
+    (["--param", "p", "--", "echo"], "--param 'p': expected NAME=VALUES; fix: "),
+    (["--param", "2p=1", "--", "echo"], "--param '2p=1': '2p' is not a valid parameter name; fix: "),
     (["--param", "SCALECHECK_X=1", "--", "echo"], "--param 'SCALECHECK_X=1': names starting with SCALECHECK_ are "
-                                                  "reserved\n"),
-    (["--param", "p=1,x", "--", "echo"], "--param 'p=1,x': 'x' is not a number\n"),
-    (["--param", "p=", "--", "echo"], "--param 'p=': a value is empty\n"),
-    (["--param", "p=4,0", "--", "echo"], "--param 'p=4,0': values must be positive numbers, got 0\n"),
-    (["--param", "p=1,nan", "--", "echo"], "--param 'p=1,nan': values must be positive numbers, got nan\n"),
-    (["--param", "p=1,2,1.0", "--", "echo"], "--param 'p=1,2,1.0': value 1 is given twice\n"),
-    (["--param", "p=1", "--param", "p=2", "--", "echo"], "--param p is given twice\n"),
-    (["--param", "p=1", "--repeat", "0", "--", "echo"], "--repeat must be at least 1, got 0\n"),
-    (["--param", "p=1", "--timeout", "0", "--", "echo"], "--timeout must be a positive number of seconds, got 0\n"),
-    (["--param", "p=1", "--kernel", " ", "--", "echo"], "--kernel is empty\n"),
-    (["--param", "p=1"], "no command given\n  fix: put the command after --, e.g. -- ./bench {p}\n"),
+                                                  "reserved; fix: "),
+    (["--param", "p=1,x", "--", "echo"], "--param 'p=1,x': 'x' is not a number; fix: "),
+    (["--param", "p=", "--", "echo"], "--param 'p=': a value is empty; fix: "),
+    (["--param", "p=4,0", "--", "echo"], "--param 'p=4,0': values must be positive numbers, got 0; fix: "),
+    (["--param", "p=1,nan", "--", "echo"], "--param 'p=1,nan': values must be positive numbers, got nan; fix: "),
+    (["--param", "p=1,2,1.0", "--", "echo"], "--param 'p=1,2,1.0': value 1 is given twice; fix: "),
+    (["--param", "p=1", "--param", "p=2", "--", "echo"], "--param p is given twice; fix: "),
+    (["--param", "p=1", "--repeat", "0", "--", "echo"], "--repeat must be at least 1, got 0; fix: "),
+    (["--param", "p=1", "--timeout", "0", "--", "echo"],
+     "--timeout must be a positive number of seconds, got 0; fix: "),
+    (["--param", "p=1", "--kernel", " ", "--", "echo"], "--kernel is empty; fix: "),
+    (["--param", "p=1"], "no command given; fix: put the command after --, e.g. -- ./bench {p}\n"),
     (["--param", "p=1", "--", "no-such-program-4711", "{p}"],
-     "cannot run 'no-such-program-4711': not found on PATH\n"
-     "  fix: check the spelling, or give its path (./no-such-program-4711)\n"),
-    (["--param", "p=1", "--", "./no/such/program"], "cannot run './no/such/program': no such file\n"),
-    (["--param", "p=1,2", "--", "no-such-{p}"], "cannot run 'no-such-1': not found on PATH\n"),
+     "cannot run 'no-such-program-4711': not found on PATH"
+     "; fix: check the spelling, or give its path (./no-such-program-4711)\n"),
+    (["--param", "p=1", "--", "./no/such/program"], "cannot run './no/such/program': no such file; fix: "),
+    (["--param", "p=1,2", "--", "no-such-{p}"], "cannot run 'no-such-1': not found on PATH; fix: "),
 ])
 def test_usage_errors_name_the_problem(args: list[str], message: str, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
@@ -290,15 +291,15 @@ def test_foreign_suffixes_are_the_ones_detect_format_reads_by_name(tmp_path: Pat
 def test_output_folder_must_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "no" / "m.json"
     err = errors_of(["measure", "--param", "p=1", "--out", str(out), "--", "true"], capsys)
-    assert err == (f"scalecheck: error: cannot write {out}: folder {out.parent} does not exist\n"
-                   "  fix: create the folder first, or choose another --out\n")
+    assert err == (f"scalecheck: error: cannot write {out}: folder {out.parent} does not exist"
+                   "; fix: create the folder first, or choose another --out\n")
 
 
 def test_program_that_is_not_executable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plain = script(tmp_path, "print('hi')")
     err = errors_of(["measure", "--param", "p=1", "--out", str(tmp_path / "m.json"), "--", plain], capsys)
-    assert err.startswith(f"scalecheck: error: cannot run '{plain}': not an executable file\n"
-                          f"  fix: make it executable (chmod +x {plain}), or run it through its interpreter\n")
+    assert err.startswith(f"scalecheck: error: cannot run '{plain}': not an executable file"
+                          f"; fix: make it executable (chmod +x {plain}), or run it through its interpreter\n")
 
 
 def test_program_that_cannot_be_executed_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -307,8 +308,8 @@ def test_program_that_cannot_be_executed_is_an_error(tmp_path: Path, capsys: pyt
     no_shebang.chmod(0o755)
     out = tmp_path / "m.json"
     err = errors_of(["measure", "--param", "p=1", "--out", str(out), "--", str(no_shebang), "{p}"], capsys)
-    assert err == (f"scalecheck: error: cannot run {no_shebang} 1: Exec format error\n"
-                   "  fix: check that the program exists and is executable\n")
+    assert err == (f"scalecheck: error: cannot run {no_shebang} 1: Exec format error"
+                   "; fix: check that the program exists and is executable\n")
     assert not out.exists()
 
 
@@ -423,9 +424,9 @@ def test_a_malformed_metrics_line_stops_and_keeps_nothing_of_that_run(tmp_path: 
     err = errors_of(["measure", "--param", "p=1,2,3", "--repeat", "2", "--keep-going", "--kernel", "k",
                      "--out", str(out), "--", *FAST, bad, "{p}"], capsys)
     assert err == (f"scalecheck: error: {PY} -S {bad} 2 at p=2, repetition 1/2: $SCALECHECK_METRICS line 3: "
-                   'not JSON: Invalid control character at (column 31)\n'
-                   '  line 3: {"kernel": "solve", "value": "\\x1b[2J"}\n'
-                   '  fix: write one JSON object per line, e.g. {"kernel": "solve", "metric": "time", "unit": "s", '
+                   'not JSON: Invalid control character at (column 31); '
+                   'line 3: {"kernel": "solve", "value": "\\x1b[2J"}'
+                   '; fix: write one JSON object per line, e.g. {"kernel": "solve", "metric": "time", "unit": "s", '
                    '"value": 0.12}\n')
     found = measurements(out)
     assert {key: sorted(v) for key, v in found.items()} == {("k", "time"): [1], ("solve", "time"): [1]}
@@ -442,7 +443,7 @@ def test_metrics_lines_must_agree_with_the_measurement(lines: list[str], problem
     writes = script(tmp_path, f"import os\nopen(os.environ['SCALECHECK_METRICS'], 'a').write({text!r})\n")
     err = errors_of(["measure", "--param", "p=1", "--kernel", "k", "--out", str(tmp_path / "m.json"),
                      "--", *FAST, writes], capsys)
-    assert f": $SCALECHECK_METRICS line {len(lines)}: {problem}\n" in err
+    assert f": $SCALECHECK_METRICS line {len(lines)}: {problem}; line {len(lines)}: " in err
 
 
 @pytest.mark.wall_clock

@@ -55,13 +55,13 @@ def test_help_shows_the_default_from_the_table(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--threshold", "abc"], "scalecheck: error: --threshold must be a number, got 'abc'\n"
-                             "  fix: for example --threshold 0.1\n"),
-    (["--threshold", "-1"], "scalecheck: error: --threshold must be greater than 0, got -1.0\n"
-                            "  fix: for example --threshold 0.1\n"),
-    (["--alpha", "1"], "scalecheck: error: --alpha must be greater than 0 and less than 1, got 1.0\n"
-                       "  fix: for example --alpha 0.01\n"),
-    (["--fail-on", "growht"], "scalecheck: error: --fail-on holds unknown kind 'growht'\n  fix: did you mean "
+    (["--threshold", "abc"], "scalecheck: error: --threshold must be a number, got 'abc'"
+                             "; fix: for example --threshold 0.1\n"),
+    (["--threshold", "-1"], "scalecheck: error: --threshold must be greater than 0, got -1.0"
+                            "; fix: for example --threshold 0.1\n"),
+    (["--alpha", "1"], "scalecheck: error: --alpha must be greater than 0 and less than 1, got 1.0"
+                       "; fix: for example --alpha 0.01\n"),
+    (["--fail-on", "growht"], "scalecheck: error: --fail-on holds unknown kind 'growht'; fix: did you mean "
                               "'growth'? (the kinds are growth, prediction, measured, expectation, segmentation, "
                               "overhead, structure)\n"),
 ])
@@ -84,7 +84,7 @@ def test_model_reads_the_settings_file(tmp_path: Path, monkeypatch: pytest.Monke
     (tmp_path / "scalecheck.toml").write_text("[search]\nmax_term = 1\n", encoding="utf-8")
     assert main(["model", str(EXAMPLE)]) == USAGE_ERROR
     assert capsys.readouterr().err == (f"scalecheck: error: {tmp_path / 'scalecheck.toml'}:2: [search]: unknown key "
-                                       "'max_term'\n  fix: did you mean 'max_terms'?\n")
+                                       "'max_term'; fix: did you mean 'max_terms'?\n")
 
 
 def test_a_flag_overrides_the_settings_file_in_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -123,8 +123,8 @@ def test_min_points_marks_kernels_with_fewer_points_insufficient(tmp_path: Path,
     assert main(["model", str(EXAMPLE), "--min-points", "6", "--json", str(out)]) == OK
     assert {m["status"] for m in json.loads(out.read_text())["models"]} == {"insufficient"}
     assert main(["model", str(EXAMPLE), "--min-points", "2"]) == USAGE_ERROR
-    assert capsys.readouterr().err.endswith("scalecheck: error: --min-points must be at least 3, got 2\n"
-                                            "  fix: for example --min-points 5\n")
+    assert capsys.readouterr().err.endswith("scalecheck: error: --min-points must be at least 3, got 2"
+                                            "; fix: for example --min-points 5\n")
 
 
 def test_a_target_names_each_parameter_once() -> None:
@@ -134,4 +134,4 @@ def test_a_target_names_each_parameter_once() -> None:
     assert parse_target("p=64,n=1e3") == {"p": 64.0, "n": 1000.0}
     with pytest.raises(ConfigError) as info:
         parse_target("p=1,p=2")
-    assert str(info.value) == "--target gives p twice\n  fix: give each parameter one value, e.g. --target p=65536"
+    assert str(info.value) == "--target gives p twice; fix: give each parameter one value, e.g. --target p=65536"

@@ -111,15 +111,16 @@ def same_job(capsys: pytest.CaptureFixture[str], *args: str, command: tuple[str,
 
 def user_error(result: tuple[int, str, str]) -> str:
     """Exit 2, no report, no traceback, and an error line with a fix line at the end of stderr (after any progress
-    lines). Returns the error line without its prefix."""
+    lines). Returns the error line without its prefix and its fix."""
     code, out, err = result
     assert code == USAGE_ERROR, (out, err)
     assert out == "" and "Traceback" not in err
     lines = err.splitlines()
-    assert lines[-2].startswith("scalecheck: error: "), err
-    assert lines[-1].startswith("  fix: ") and len(lines[-1]) > len("  fix: ")
-    assert all(line.startswith("scalecheck: round ") for line in lines[:-2]), err
-    return lines[-2].removeprefix("scalecheck: error: ")
+    assert lines[-1].startswith("scalecheck: error: "), err
+    head, _, fix = lines[-1].rpartition("; fix: ")
+    assert head and fix, err
+    assert all(line.startswith("scalecheck: round ") for line in lines[:-1]), err
+    return head.removeprefix("scalecheck: error: ")
 
 
 def worktrees(repo: GitRepo) -> list[str]:

@@ -129,7 +129,7 @@ def test_an_event_of_an_uncalibrated_operation_names_the_trace_line(tmp_path: Pa
         attribute(trace(events, tmp_path / "trace.csv"), [send])
     assert str(info.value) == (
         f"{tmp_path / 'trace.csv'}:3: 1 event(s) of operation 'MPI_Isend', which the calibration does not cover "
-        "(it calibrates MPI_Send)\n  fix: add samples of MPI_Isend to the calibration, or leave its events out of "
+        "(it calibrates MPI_Send); fix: add samples of MPI_Isend to the calibration, or leave its events out of "
         "the trace")
 
 

@@ -70,39 +70,39 @@ def test_a_file_without_a_known_suffix_is_told_apart_by_its_first_character(make
 
 CALIBRATION_ERRORS = {
     "too_few_values": (jsonl(sample(times=[1.0, 2.0, 3.0])), "cal.jsonl:1: sample MPI_Send p=8 bytes=1024: 3 "
-                       "timing(s); a noise model needs at least 10\n  fix: time this operation at least 10 times at "
+                       "timing(s); a noise model needs at least 10; fix: time this operation at least 10 times at "
                        "this scale (about 200 give a stable t_max)"),
     "all_equal": (jsonl(sample(times=[2.5] * 12)), "cal.jsonl:1: sample MPI_Send p=8 bytes=1024: all 12 timings "
-                  "are equal (2.5 s): there is no noise to model\n  fix: time with a finer timer, or check that "
+                  "are equal (2.5 s): there is no noise to model; fix: time with a finer timer, or check that "
                   "every repetition was timed on its own"),
-    "negative": (jsonl(sample(times=TIMES[:11] + [-1.0])), "cal.jsonl:1: a time cannot be negative, got -1.0\n"
-                 "  fix: correct the value or the timer that produced it"),
+    "negative": (jsonl(sample(times=TIMES[:11] + [-1.0])), "cal.jsonl:1: a time cannot be negative, got -1.0"
+                 "; fix: correct the value or the timer that produced it"),
     "nan": ('{"operation": "MPI_Send", "p": 8, "bytes": 1, "times": [1.0, NaN]}\n',
-            "cal.jsonl:1: a time must be a finite number, got nan\n  fix: correct the value or the timer that "
+            "cal.jsonl:1: a time must be a finite number, got nan; fix: correct the value or the timer that "
             "produced it"),
-    "text_time": (jsonl(sample(times=TIMES[:11] + ["fast"])), "cal.jsonl:1: a time must be a number, got 'fast'\n"
-                  "  fix: correct the value or the timer that produced it"),
-    "unknown_key": (jsonl({**sample(), "byte": 3}), "cal.jsonl:1: unknown key 'byte'\n  fix: did you mean "
+    "text_time": (jsonl(sample(times=TIMES[:11] + ["fast"])), "cal.jsonl:1: a time must be a number, got 'fast'"
+                  "; fix: correct the value or the timer that produced it"),
+    "unknown_key": (jsonl({**sample(), "byte": 3}), "cal.jsonl:1: unknown key 'byte'; fix: did you mean "
                     "'bytes'?"),
-    "missing_key": (jsonl({"operation": "MPI_Send", "p": 8, "times": TIMES}), "cal.jsonl:1: missing key 'bytes'\n"
-                    "  fix: give 'bytes' as a whole number >= 0 (the message size in bytes)"),
-    "fractional_p": (jsonl(sample(p=2.5)), "cal.jsonl:1: 'p' must be a whole number >= 1, got 2.5\n  fix: give "
+    "missing_key": (jsonl({"operation": "MPI_Send", "p": 8, "times": TIMES}), "cal.jsonl:1: missing key 'bytes'"
+                    "; fix: give 'bytes' as a whole number >= 0 (the message size in bytes)"),
+    "fractional_p": (jsonl(sample(p=2.5)), "cal.jsonl:1: 'p' must be a whole number >= 1, got 2.5; fix: give "
                      "'p' as a whole number >= 1 (the process count)"),
     "no_times": (jsonl({"operation": "MPI_Send", "p": 8, "bytes": 1}), "cal.jsonl:1: missing key 'times' (a list) "
-                 "or 'time'\n  fix: give the measured duration(s), e.g. {\"operation\": \"MPI_Send\", \"p\": 8, "
+                 "or 'time'; fix: give the measured duration(s), e.g. {\"operation\": \"MPI_Send\", \"p\": 8, "
                  "\"bytes\": 1024, \"times\": [2.1e-05, 2.3e-05, 2.2e-05]}"),
-    "unit": (jsonl(sample(unit="sec")), "cal.jsonl:1: unknown unit 'sec'\n  fix: write the unit as s, ms, us or ns"),
-    "resolution": (jsonl(sample(resolution=0)), "cal.jsonl:1: 'resolution' must be positive, got 0\n  fix: give "
+    "unit": (jsonl(sample(unit="sec")), "cal.jsonl:1: unknown unit 'sec'; fix: write the unit as s, ms, us or ns"),
+    "resolution": (jsonl(sample(resolution=0)), "cal.jsonl:1: 'resolution' must be positive, got 0; fix: give "
                    "the timer resolution as a positive number in the record's unit, or leave it out"),
-    "not_object": ("[1, 2]\n", "cal.jsonl:1: a line must hold one JSON object, got a list\n  fix: write one sample "
+    "not_object": ("[1, 2]\n", "cal.jsonl:1: a line must hold one JSON object, got a list; fix: write one sample "
                    "per line, e.g. {\"operation\": \"MPI_Send\", \"p\": 8, \"bytes\": 1024, \"times\": [2.1e-05, "
                    "2.3e-05, 2.2e-05]}"),
     "bad_json": (jsonl(sample()) + '{"operation": "MPI_Send",\n', "cal.jsonl:2: not valid JSON: Expecting property "
-                 "name enclosed in double quotes (column 26)\n  fix: correct the JSON syntax on this line "
+                 "name enclosed in double quotes (column 26); fix: correct the JSON syntax on this line "
                  "(`python -m json.tool FILE` shows where it breaks)"),
     "incomplete_grid": (jsonl(sample(p=4, size=1), sample(p=4, size=100), sample(p=8, size=1)),
-                        "cal.jsonl: operation 'MPI_Send': the grid is incomplete: no sample at (p=8, bytes=100)\n"
-                        "  fix: time MPI_Send at every combination of p in 4, 8 and bytes in 1, 100 (bilinear "
+                        "cal.jsonl: operation 'MPI_Send': the grid is incomplete: no sample at (p=8, bytes=100)"
+                        "; fix: time MPI_Send at every combination of p in 4, 8 and bytes in 1, 100 (bilinear "
                         "interpolation needs a complete grid)"),
 }
 
@@ -116,20 +116,20 @@ def test_calibration_errors_name_file_line_and_fix(text: str, message: str, make
 
 
 CSV_ERRORS = {
-    "unknown_column": ("operation,p,size,time\n", "cal.csv:1: unknown column 'size'\n  fix: the keys are operation, "
+    "unknown_column": ("operation,p,size,time\n", "cal.csv:1: unknown column 'size'; fix: the keys are operation, "
                        "p, bytes, time, unit, resolution; the columns are operation,p,bytes,time (unit and resolution "
                        "optional)"),
-    "missing_column": ("operation,p,time\n", "cal.csv:1: missing column(s) bytes\n  fix: the columns are "
+    "missing_column": ("operation,p,time\n", "cal.csv:1: missing column(s) bytes; fix: the columns are "
                        "operation,p,bytes,time (unit and resolution optional)"),
     "short_row": ("operation,p,bytes,time\nMPI_Send,8,1\n", "cal.csv:2: the row has 3 fields but the header has 4 "
-                  "columns\n  fix: give every row the columns operation,p,bytes,time"),
+                  "columns; fix: give every row the columns operation,p,bytes,time"),
     "nan_time": ("operation,p,bytes,time\nMPI_Send,8,1,nan\n", "cal.csv:2: a time must be a finite number, got "
-                 "'nan'\n  fix: correct the value or the timer that produced it"),
+                 "'nan'; fix: correct the value or the timer that produced it"),
     "negative_bytes": ("operation,p,bytes,time\nMPI_Send,8,-1,2.0\n", "cal.csv:2: 'bytes' must be a whole number "
-                       ">= 0, got -1\n  fix: give 'bytes' as a whole number >= 0 (the message size in bytes)"),
+                       ">= 0, got -1; fix: give 'bytes' as a whole number >= 0 (the message size in bytes)"),
     "empty_operation": ("operation,p,bytes,time\n,8,1,2.0\n", "cal.csv:2: 'operation' must be a non-empty string, "
-                        "got an empty string\n  fix: name the operation, e.g. MPI_Send"),
-    "header_only": ("operation,p,bytes,time\n", "cal.csv: the file holds no calibration samples\n  fix: write one "
+                        "got an empty string; fix: name the operation, e.g. MPI_Send"),
+    "header_only": ("operation,p,bytes,time\n", "cal.csv: the file holds no calibration samples; fix: write one "
                     "sample per line, e.g. {\"operation\": \"MPI_Send\", \"p\": 8, \"bytes\": 1024, \"times\": "
                     "[2.1e-05, 2.3e-05, 2.2e-05]}"),
 }
@@ -145,19 +145,19 @@ def test_csv_calibration_errors_name_file_line_and_fix(text: str, message: str, 
 
 EVENT_ERRORS = {
     "missing_time": ('{"location": "a.c:1", "operation": "MPI_Send", "p": 2, "bytes": 8}\n',
-                     "ev.jsonl:1: missing key 'time'\n  fix: give the measured duration(s), e.g. {\"location\": "
+                     "ev.jsonl:1: missing key 'time'; fix: give the measured duration(s), e.g. {\"location\": "
                      "\"solver.c:311\", \"operation\": \"MPI_Send\", \"p\": 8, \"bytes\": 1024, \"time\": 3.1e-05}"),
     "times_list": ('{"location": "a.c:1", "operation": "MPI_Send", "p": 2, "bytes": 8, "times": [1]}\n',
-                   "ev.jsonl:1: unknown key 'times'\n  fix: did you mean 'time'?"),
+                   "ev.jsonl:1: unknown key 'times'; fix: did you mean 'time'?"),
     "infinite": ('{"location": "a.c:1", "operation": "MPI_Send", "p": 2, "bytes": 8, "time": Infinity}\n',
-                 "ev.jsonl:1: a time must be a finite number, got inf\n  fix: correct the value or the timer that "
+                 "ev.jsonl:1: a time must be a finite number, got inf; fix: correct the value or the timer that "
                  "produced it"),
     "zero_p": ('{"location": "a.c:1", "operation": "MPI_Send", "p": 0, "bytes": 8, "time": 1}\n',
-               "ev.jsonl:1: 'p' must be a whole number >= 1, got 0\n  fix: give 'p' as a whole number >= 1 (the "
+               "ev.jsonl:1: 'p' must be a whole number >= 1, got 0; fix: give 'p' as a whole number >= 1 (the "
                "process count)"),
     "no_location": ('{"operation": "MPI_Send", "p": 2, "bytes": 8, "time": 1}\n', "ev.jsonl:1: missing key "
-                    "'location'\n  fix: give every record its location"),
-    "empty": ("\n\n", "ev.jsonl: the file is empty\n  fix: check that the benchmark wrote its results to this file"),
+                    "'location'; fix: give every record its location"),
+    "empty": ("\n\n", "ev.jsonl: the file is empty; fix: check that the benchmark wrote its results to this file"),
 }
 
 

@@ -57,8 +57,8 @@ def test_sections_of_several_files_join_and_a_process_in_two_is_an_error(make_fi
     assert joined is not None and [p.id for p in joined] == ["rank 0", "rank 1"]
     with pytest.raises(InputError) as info:
         read_processes_sections([a, b, a])
-    assert str(info.value) == (f"{a}: processes[0]: process 'rank 0' is also in the processes section of {a}\n"
-                               "  fix: give each run's processes a \"tag\", or keep them in one file")
+    assert str(info.value) == (f"{a}: processes[0]: process 'rank 0' is also in the processes section of {a}"
+                               "; fix: give each run's processes a \"tag\", or keep them in one file")
 
 
 def test_json_lines_with_and_without_header(make_file: MakeFile) -> None:
@@ -133,14 +133,14 @@ def test_error_messages_and_fixes_in_full(make_file: MakeFile) -> None:
     with pytest.raises(InputError) as info:
         read_processes(empty)
     assert str(info.value) == (
-        f"{empty}:1: processes[0]: process 'rank 0' has no pairs\n"
-        '  fix: give it "pairs": [["caller", "callee"], ...] or "paths": ["main->solve->MPI_Send", ...] '
+        f"{empty}:1: processes[0]: process 'rank 0' has no pairs"
+        '; fix: give it "pairs": [["caller", "callee"], ...] or "paths": ["main->solve->MPI_Send", ...] '
         "(a path needs at least two names)")
     pair = make_file("b.jsonl", '{"id": "rank 0", "pairs": [["main"]]}\n')
     with pytest.raises(InputError) as info:
         read_processes(pair)
-    assert str(info.value) == (f"{pair}:1: process 'rank 0': pair 1 must be two names, got [\"main\"]\n"
-                               "  fix: write each pair as [\"caller\", \"callee\"] or \"caller->callee\"")
+    assert str(info.value) == (f"{pair}:1: process 'rank 0': pair 1 must be two names, got [\"main\"]"
+                               "; fix: write each pair as [\"caller\", \"callee\"] or \"caller->callee\"")
 
 
 def test_duplicate_process_ids_name_both_places(make_file: MakeFile) -> None:
@@ -155,8 +155,8 @@ def test_duplicate_process_ids_name_both_places(make_file: MakeFile) -> None:
     with pytest.raises(InputError) as info:
         read_processes(path)
     assert str(info.value) == (
-        f"{path}:5: processes[2]: duplicate process id 'rank 0' (first at processes[0], line 3)\n"
-        '  fix: give every process its own id, or a "tag" naming its run to tell runs apart')
+        f"{path}:5: processes[2]: duplicate process id 'rank 0' (first at processes[0], line 3)"
+        '; fix: give every process its own id, or a "tag" naming its run to tell runs apart')
     lines = make_file("d.jsonl", '{"id": 7, "tag": "a", "paths": ["main->a"]}\n\n{"id": "7", "tag": "a", '
                                  '"paths": ["main->b"]}\n')
     with pytest.raises(InputError) as info:
@@ -186,8 +186,8 @@ def test_measurements_without_processes_say_how_to_add_them() -> None:
     with pytest.raises(InputError) as info:
         read_processes(path)
     assert str(info.value) == (
-        f"{path}: no processes: the file has no \"processes\" section and no kernel named '[process] call path'\n"
-        "  fix: add a \"processes\" section ({\"id\": \"rank 0\", \"paths\": [\"main->solve\"]}, ...), or name "
+        f"{path}: no processes: the file has no \"processes\" section and no kernel named '[process] call path'"
+        "; fix: add a \"processes\" section ({\"id\": \"rank 0\", \"paths\": [\"main->solve\"]}, ...), or name "
         "kernels with the process in brackets, e.g. '[rank 3] main->solve->MPI_Send'")
 
 
@@ -196,4 +196,4 @@ def test_a_process_whose_kernels_are_single_names_has_no_pairs(make_file: MakeFi
     with pytest.raises(InputError) as info:
         read_processes(path)
     assert str(info.value) == (f"{path}: kernel '[rank 0] main': process 'rank 0' has no pairs: its kernels are "
-                               "single names\n  fix: name kernels by their call path, e.g. '[rank 3] main->solve'")
+                               "single names; fix: name kernels by their call path, e.g. '[rank 3] main->solve'")
