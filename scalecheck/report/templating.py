@@ -56,7 +56,7 @@ def render_html(template: str, **values: object) -> str:
 
 # --- Markdown ----------------------------------------------------------------------------------------------------
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>:])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~:])")  # '>' becomes &gt;: no quote either
 
 
 def md_text(value: object) -> str:
@@ -64,8 +64,10 @@ def md_text(value: object) -> str:
     '@' broken up so that no name mentions a user or team."""
     if isinstance(value, Markup):
         return str(value)
-    text = str(escape(visible(str(value))))
-    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    # Markdown punctuation first, then HTML: the other way round, the '#' of an entity such as &#39; is escaped
+    # too, and GitHub shows the entity as typed ("it&#39;s")
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", visible(str(value)))
+    text = str(escape(text))
     return text.replace("@", "@\u2060")  # a word joiner: shown as '@', never a mention
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -40,18 +40,28 @@ class FakeGitHub:
     url: str = ""
     comments: list[dict[str, Any]] = field(default_factory=list)
     per_page: int = 100  # the real API's page size is per_page; tests shrink it to get several pages
-    failures: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # "GET list"/"POST"/"PATCH" -> answers
+    # "GET"/"POST"/"PATCH" -> planned answers (status, message) or (status, message, headers), first come first out
+    failures: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     next_id: int = 1000
+    viewer: str = BOT  # the token's account: GraphQL's viewer; GET /user refuses a bot, as GitHub does
+    edit_others: bool = False  # True: the token may edit anyone's comment (a maintainer's personal token)
+    date: str | None = None  # the answers' Date header (None: now)
+    tick: Callable[[Request], None] | None = None  # called on each request, e.g. to advance a fake clock
 
     def add(self, body: str, login: str = "someone") -> int:
         self.next_id += 1
-        self.comments.append({"id": self.next_id, "body": body, "user": {"login": login},
+        user = {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"}
+        self.comments.append({"id": self.next_id, "body": body, "user": user,
                               "html_url": f"https://github.com/{REPO}/pull/7#issuecomment-{self.next_id}"})
         return self.next_id
 
     def methods(self) -> list[str]:
         return [r.method for r in self.requests]
+
+    def calls(self) -> list[str]:
+        """The requests as "METHOD /path" (without the API's address and the query)."""
+        return [f"{r.method} {r.path}" for r in self.requests]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -59,6 +69,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep pytest output clean
         pass
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        return self.server.api.date or super().date_time_string(timestamp)
 
     def do_GET(self) -> None:
         self.answer("GET")
@@ -76,21 +89,30 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length)) if length else None
         headers = {name.lower(): value for name, value in self.headers.items()}  # HTTP header names ignore case
         api.requests.append(Request(method, parts.path, parse_qs(parts.query), headers, body))
+        if api.tick is not None:
+            api.tick(api.requests[-1])
         planned = api.failures.get(method)
         if planned:
-            status, message = planned.pop(0)
-            return self.send(status, {"message": message, "documentation_url": "https://docs.github.com"})
+            status, message, *extra = planned.pop(0)
+            return self.send(status, {"message": message, "documentation_url": "https://docs.github.com"},
+                             extra[0] if extra else None)
         issue = f"/repos/{REPO}/issues"
-        if method == "GET" and parts.path == f"{issue}/7/comments":
+        if method == "POST" and parts.path == "/graphql":
+            return self.send(200, {"data": {"viewer": {"login": api.viewer}}})
+        if method == "GET" and parts.path == "/user":
+            if api.viewer.endswith("[bot]"):
+                return self.send(403, {"message": "Resource not accessible by integration"})
+            return self.send(200, {"login": api.viewer, "type": "User"})
+        if method == "GET" and parts.path in (f"{issue}/7/comments", "/repositories/1/issues/7/comments"):
             return self.list_page(api, int(parse_qs(parts.query).get("page", ["1"])[0]))
         if method == "POST" and parts.path == f"{issue}/7/comments":
-            new = api.add(body["body"], BOT)
+            new = api.add(body["body"], api.viewer)
             return self.send(201, api.comments[-1] | {"id": new})
         if method == "PATCH" and parts.path.startswith(f"{issue}/comments/"):
             ident = int(parts.path.rsplit("/", 1)[1])
             for comment in api.comments:
                 if comment["id"] == ident:
-                    if comment["user"]["login"] != BOT:
+                    if comment["user"]["login"] != api.viewer and not api.edit_others:
                         return self.send(403, {"message": "Resource not accessible by integration"})
                     comment["body"] = body["body"]
                     return self.send(200, comment)
@@ -194,10 +216,11 @@ def test_updates_bot_comment_found_on_second_page(github: FakeGitHub, sleeps: li
     github.add(f"> {MARK}\nquoted again later")  # the last match, but not the bot's
     result = upsert(github, sleeps, body="new report")
     assert result == CommentResult("updated", f"https://github.com/{REPO}/pull/7#issuecomment-{wanted}", wanted)
-    assert github.methods() == ["GET", "GET", "PATCH"]
+    assert github.calls() == [f"GET /repos/{REPO}/issues/7/comments", f"GET /repos/{REPO}/issues/7/comments",
+                              "POST /graphql", f"PATCH /repos/{REPO}/issues/comments/{wanted}"]
     assert github.requests[1].query == {"per_page": ["100"], "page": ["2"]}
-    assert github.requests[2].path == f"/repos/{REPO}/issues/comments/{wanted}"
-    assert github.requests[2].body == {"body": f"{MARK}\nnew report"}
+    assert github.requests[2].body == {"query": "query { viewer { login } }"}
+    assert github.requests[3].body == {"body": f"{MARK}\nnew report"}
 
 
 def test_update_keeps_a_body_that_carries_the_marker(github: FakeGitHub, sleeps: list[float]) -> None:
@@ -210,7 +233,7 @@ def test_someone_elses_marker_comment_leads_to_a_new_comment(github: FakeGitHub,
     github.add(f"{MARK}\ncopied by a person", "mallory")
     result = upsert(github, sleeps)
     assert result.action == "created"
-    assert github.methods() == ["GET", "PATCH", "POST"]
+    assert github.methods() == ["GET", "POST", "POST"]  # the list, who the token is, the new comment
 
 
 def test_update_only_skips_without_writing(github: FakeGitHub, sleeps: list[float]) -> None:
@@ -223,7 +246,7 @@ def test_update_only_skips_when_the_marker_comment_is_someone_elses(github: Fake
                                                                      ) -> None:
     github.add(f"{MARK}\ncopied by a person", "mallory")
     assert upsert(github, sleeps, update_only=True).action == "skipped"
-    assert github.methods() == ["GET", "PATCH"]
+    assert github.calls() == [f"GET /repos/{REPO}/issues/7/comments", "POST /graphql"]
 
 
 def test_update_only_still_updates(github: FakeGitHub, sleeps: list[float]) -> None:
@@ -244,9 +267,10 @@ def test_next_link_to_another_host_is_not_followed(github: FakeGitHub, sleeps: l
     github.add(f"{MARK}\nsecond", BOT)
     real_url = github.url
     github.url = "http://evil.example"  # the fake now links page 2 to another host
-    result = upsert(github, sleeps, api_url=real_url)
-    assert result.action == "created"
-    assert github.methods() == ["GET", "POST"]
+    err = error_of(github, sleeps, api_url=real_url)
+    assert err.problem == (f"the list of comments on {REPO}#7 links its next page outside {real_url}: scalecheck "
+                           "sends the token nowhere else and comments nothing")
+    assert github.methods() == ["GET"]  # neither followed nor a comment posted on an unfinished list
 
 
 # -- body -------------------------------------------------------------------------------------------------------
@@ -307,7 +331,11 @@ def test_missing_token(github: FakeGitHub, sleeps: list[float]) -> None:
     ({"number": -3}, "not a pull request number"),
     ({"number": True}, "not a pull request number"),
     ({"number": "7"}, "not a pull request number"),
-    ({"api_url": "ftp://api.github.com"}, "does not start with http"),
+    ({"api_url": "ftp://api.github.com"}, "is not an http:// or https:// URL of a host"),
+    ({"api_url": "https://"}, "is not an http:// or https:// URL of a host"),
+    ({"api_url": "https://api.github.com x"}, "is not an http:// or https:// URL of a host"),
+    ({"api_url": "https://api.github.com\r\nX: y"}, "is not an http:// or https:// URL of a host"),
+    ({"api_url": "https://user:pw@api.github.com"}, "is not an http:// or https:// URL of a host"),
 ])
 def test_invalid_target(github: FakeGitHub, sleeps: list[float], options: dict[str, Any], match: str) -> None:
     assert re.search(match, error_of(github, sleeps, **options).problem)
@@ -381,13 +409,14 @@ def test_server_error_after_a_created_comment_updates_on_retry(github: FakeGitHu
     finally:
         Handler.send = original  # type: ignore[method-assign]
     assert result.action == "updated" and len(github.comments) == 1
-    assert github.methods() == ["GET", "POST", "GET", "PATCH"]
+    assert github.methods() == ["GET", "POST", "GET", "POST", "PATCH"]  # the second POST asks who the token is
 
 
 def test_server_error_twice_is_reported(github: FakeGitHub, sleeps: list[float]) -> None:
     github.failures["GET"] = [(503, "Service Unavailable"), (502, "Bad Gateway")]
     err = error_of(github, sleeps)
-    assert err.problem == f"GitHub's API failed for {REPO}#7 twice (HTTP 502: Bad Gateway)"
+    assert err.problem == f"GitHub's API failed for {REPO}#7 (HTTP 502: Bad Gateway)"
+    assert github.methods() == ["GET", "GET"]
     assert "githubstatus" in (err.fix or "")
 
 

@@ -181,6 +181,23 @@ def test_comment_errors(capsys: pytest.CaptureFixture[str], summary_md: Path, mo
     assert TOKEN not in err
 
 
+def test_comment_posts_the_markdown_report_of_hostile_names_unchanged(
+        capsys: pytest.CaptureFixture[str], github: FakeGitHub, hostile_pair: Pair,  # noqa: F811
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`scalecheck comment` treats its Markdown as untrusted; the report's own Markdown passes as it is."""
+    from scalecheck.report.markdown import render_check_markdown
+
+    report = render_check_markdown(hostile_pair.result.verdict, hostile_pair.result.context)
+    assert "@\u2060octocat" in report and "&lt;script&gt;" in report and "<details>" in report
+    md = tmp_path / "comment.md"
+    md.write_text(report, encoding="utf-8")
+    for name, value in {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": github.url}.items():
+        monkeypatch.setenv(name, value)
+    code, out, err = cli(capsys, "comment", "--markdown", md, "--pr", "7")
+    assert (code, err) == (OK, "")
+    assert github.comments[0]["body"] == f"{marker()}\n{report}"
+
+
 def test_comment_rejects_a_pr_number_that_is_not_a_number(capsys: pytest.CaptureFixture[str],
                                                           summary_md: Path) -> None:
     with pytest.raises(SystemExit) as exit_info:
