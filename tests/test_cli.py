@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from scalecheck import cli
-from scalecheck.cli import INTERNAL_ERROR, OK, USAGE_ERROR, main
+from scalecheck.cli import INTERNAL_ERROR, INTERRUPTED, OK, OUTPUT_CLOSED, USAGE_ERROR, main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "mpi_data_mean.txt"
@@ -160,6 +163,83 @@ def test_python_m_scalecheck_runs_and_help_is_light() -> None:
     probe = "import sys, scalecheck.cli; scalecheck.cli.build_parser(); print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def closed_stdout_run(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m scalecheck ARGS | true`, without the race: the reader's end is closed before scalecheck starts."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "scalecheck", *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT, check=False, timeout=60)
+    finally:
+        os.close(write)
+
+
+# a command's output cut short is 141 (128 + SIGPIPE, as for `git log | head`); help that could not be shown is
+# argparse's affair, which ignores the failed write and exits 0
+@pytest.mark.parametrize("args, status", [(["model", str(EXAMPLE)], OUTPUT_CLOSED), (["--help"], OK),
+                                          (["model", "--help"], OK)], ids=["model", "help", "command-help"])
+def test_a_closed_output_pipe_ends_quietly(args: list[str], status: int) -> None:
+    done = closed_stdout_run(*args)
+    assert (done.returncode, done.stderr) == (status, "")
+
+
+def test_a_pipe_closed_while_writing_ends_quietly(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Gone())
+    assert main(["model", str(EXAMPLE)]) == OUTPUT_CLOSED
+    assert capsys.readouterr().err == ""
+
+
+def test_a_pipe_closed_after_a_user_error_keeps_the_error_status(tmp_path: Path) -> None:
+    done = closed_stdout_run("model", str(tmp_path / "nope.json"))
+    assert done.returncode == USAGE_ERROR
+    assert done.stderr.startswith(f"scalecheck: error: {tmp_path / 'nope.json'}: ") and "Traceback" not in done.stderr
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import scalecheck.api
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scalecheck.api, "fit_models", interrupted)
+    try:
+        status = main(["model", str(EXAMPLE)])
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C escaped main() (a traceback for the user)")
+    assert status == INTERRUPTED
+    assert capsys.readouterr().err == "scalecheck: interrupted\n"
+
+
+def test_sigterm_ends_a_command_like_ctrl_c_and_restores_the_handler(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import scalecheck.api
+
+    class Unhandled(Exception):
+        pass
+
+    def terminated(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs in this thread before kill returns to Python code
+        raise AssertionError("SIGTERM did not stop the command")
+
+    def outside(signum: int, frame: object) -> None:  # what would have ended the process
+        raise Unhandled
+
+    monkeypatch.setattr(scalecheck.api, "fit_models", terminated)
+    before = signal.signal(signal.SIGTERM, outside)
+    try:
+        status = main(["model", str(EXAMPLE)])
+        assert signal.getsignal(signal.SIGTERM) is outside
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert status == 128 + signal.SIGTERM
+    assert capsys.readouterr().err == "scalecheck: stopped by SIGTERM\n"
 
 
 BAD_INPUTS = sorted((ROOT / "tests" / "inputs").glob("*/bad_*"))

@@ -753,3 +753,31 @@ def test_a_dissimilar_new_kernel_is_not_taken_for_a_rename(renamed: Path, capsys
     assert [(f["severity"], f["kind"], f["kernel"]) for f in findings] == [("notice", "replaced", "build_index")]
     assert "renamed" not in out
     assert "new, and grows as n^2: faster than test_scan (which grew as n), the only kernel of this metric" in out
+
+
+# -- names the file system refuses: one error line, never a traceback ---------------------------------------------
+
+LONG = "a" * 300  # longer than a file name may be (255 bytes): looking it up fails with ENAMETOOLONG
+
+
+@pytest.mark.parametrize("same_job", [False, True], ids=["files", "same-job"])
+def test_a_baseline_name_too_long_for_a_file_is_an_error_line(files: Path, same_job: bool,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--same-job", "--", "true"] if same_job else []
+    problem = usage_error(cli(capsys, "check", *([] if same_job else ["cand.json"]), "--baseline", LONG, *args))
+    assert problem == f"--baseline '{LONG}': cannot look it up as a file: File name too long"
+
+
+def test_an_output_folder_name_too_long_is_an_error_line(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    problem = usage_error(cli(capsys, "check", "cand.json", "--baseline", "base.json", *FAST, "--json",
+                              f"{LONG}/check.json"))
+    assert problem == f"cannot write {LONG}/check.json: File name too long"
+
+
+def test_a_job_summary_name_too_long_is_an_error_line(files: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(files / LONG))
+    code, _, err = cli(capsys, "check", "cand.json", "--baseline", "base.json", *FAST, "--github")
+    assert code == USAGE_ERROR
+    assert err.splitlines()[-1] == (f"scalecheck: error: {files / LONG}: cannot read the job summary: File name too "
+                                    "long; fix: point GITHUB_STEP_SUMMARY at a writable file (GitHub Actions sets it)")

@@ -9,9 +9,14 @@ stays fast; the settings' flags come from the option table (`scalecheck.config`)
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 
 from scalecheck import __version__
 from scalecheck.cli import ci, check, cluster, comment, history, measure, model, overhead, record
@@ -19,9 +24,20 @@ from scalecheck.cli._common import INTERNAL_ERROR, INTERRUPTED, OK, REGRESSION, 
 from scalecheck.errors import ScalecheckError
 from scalecheck.names import AGGREGATE_NAMES, FORMAT_NAMES
 
-__all__ = ["AGGREGATE_NAMES", "FORMAT_NAMES", "INTERNAL_ERROR", "INTERRUPTED", "OK", "REGRESSION", "USAGE_ERROR",
-           "build_parser", "main"]
+__all__ = ["AGGREGATE_NAMES", "FORMAT_NAMES", "INTERNAL_ERROR", "INTERRUPTED", "OK", "OUTPUT_CLOSED", "REGRESSION",
+           "USAGE_ERROR", "Terminated", "build_parser", "main"]
 COMMANDS = (model, check, record, history, comment, cluster, overhead, measure, ci)  # in the order --help lists
+OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what shells report for a program whose reader closed the pipe (`| head`)
+_STOPPING = ("SIGTERM", "SIGHUP")  # signals that end a command the way Ctrl-C does
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived. A KeyboardInterrupt, so that what cleans up after Ctrl-C (temp files of the
+    outputs, a same-job worktree, a measured command) cleans up after a `kill` or a cancelled CI job too."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +51,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit status; a nested call (`scalecheck ci` runs the other commands) leaves
+    interruptions and a closed standard output to the outermost one."""
+    with _stops_as_exceptions() as outermost:
+        try:
+            status = _main(argv)
+        except BrokenPipeError:  # the reader of standard output went away (`scalecheck model x | head -1`)
+            if not outermost:
+                raise
+            _output_to_null()
+            return OUTPUT_CLOSED
+        except KeyboardInterrupt as stop:
+            if not outermost:
+                raise
+            if isinstance(stop, Terminated):
+                print(f"scalecheck: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+                return 128 + stop.signum
+            print("scalecheck: interrupted", file=sys.stderr)
+            return INTERRUPTED
+        except SystemExit:  # argparse: --help, --version, a usage error
+            if outermost and not _output_flushed():
+                raise SystemExit(OUTPUT_CLOSED) from None
+            raise
+        if outermost and not _output_flushed():
+            return status if status not in (OK, REGRESSION) else OUTPUT_CLOSED
+        return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -42,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     try:
         return int(args.run(args))
+    except BrokenPipeError:
+        raise
     except ScalecheckError as err:
         print(f"scalecheck: error: {err}", file=sys.stderr)
         return USAGE_ERROR
@@ -49,3 +95,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         print("scalecheck: internal error - please report it with the traceback above", file=sys.stderr)
         return INTERNAL_ERROR
+
+
+@contextmanager
+def _stops_as_exceptions() -> Iterator[bool]:
+    """Within the block, SIGTERM and SIGHUP raise `Terminated` in the main thread, so that `finally` blocks run;
+    yields whether this is the outermost block (a nested one changes nothing). A signal ignored (nohup) stays
+    ignored; the previous handlers come back when the block ends."""
+    if signal.getsignal(signal.SIGTERM) is _raise_terminated:
+        yield False
+        return
+    previous: dict[signal.Signals, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in _STOPPING:
+            number = getattr(signal, name, None)
+            if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+                previous[number] = signal.signal(number, _raise_terminated)
+    try:
+        yield True
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+def _output_flushed() -> bool:
+    """Flush standard output; False when its reader has gone, and then it writes to the null device from now on."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _output_to_null()
+        return False
+    return True
+
+
+def _output_to_null() -> None:
+    """Point standard output at the null device, so that what is still buffered cannot fail at exit ("Exception
+    ignored ... BrokenPipeError"), as the Python documentation recommends."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a file descriptor (a test capturing the output): nothing is flushed at exit

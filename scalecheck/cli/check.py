@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scalecheck.cli._common import INTERRUPTED, OK, REGRESSION, command
 from scalecheck.cli._settings import add_settings, settings
-from scalecheck.errors import ConfigError
+from scalecheck.errors import ConfigError, GitHubError, Location
 
 EPILOG = """\
 examples:
@@ -81,9 +81,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import check
+    from scalecheck.files import check_outputs
 
     if args.max_plots < 0:
         raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")
+    check_outputs({"--json": args.json, "--html": args.html, "--markdown": args.markdown})  # before the work
+    _check_baseline_name(args.baseline)
     if not args.same_job:
         if args.rounds is not None:
             raise ConfigError("--rounds counts the rounds of --same-job", fix="add --same-job and the measurement "
@@ -111,25 +114,27 @@ def report(args: argparse.Namespace, result) -> int:  # type: ignore[no-untyped-
     """Write the reports a check asked for, print the verdict (the GitHub way in Actions) and pick the exit status."""
     from scalecheck.github.workflow import Actions, running_in_actions
     from scalecheck.report.check_report import render_check_json, render_check_text
-    from scalecheck.files import write_atomic
+    from scalecheck.files import write_all
 
     github = running_in_actions(os.environ) if args.github is None else args.github
     actions = Actions.from_env(os.environ)
     verdict, context = result.verdict, result.context
     report_url = args.report_url or actions.run_url
+    outputs: list[tuple[Path, str]] = []  # all rendered before any is written: the reports are replaced as a set
     if args.json is not None:
-        write_atomic(args.json, render_check_json(verdict, context))
+        outputs.append((args.json, render_check_json(verdict, context)))
     if args.html is not None:
         from scalecheck.report.html_report import render_check_html
 
         from scalecheck.api import check_plots
 
-        write_atomic(args.html, render_check_html(verdict, context, plots=check_plots(result, args.max_plots)))
+        outputs.append((args.html, render_check_html(verdict, context, plots=check_plots(result, args.max_plots))))
     if args.markdown is not None:
         from scalecheck.report.markdown import render_check_markdown
 
-        write_atomic(args.markdown, render_check_markdown(verdict, context, artifact_url=report_url))
+        outputs.append((args.markdown, render_check_markdown(verdict, context, artifact_url=report_url)))
     text = render_check_text(verdict, context)
+    write_all(outputs)
     if github:
         _github_report(result, actions, text, args.html, report_url)
     else:
@@ -151,7 +156,7 @@ def _github_report(result, actions, text: str, html: Path | None, report_url: st
     for notice in result.context.notices:  # no baseline yet, findings held back: said where the job shows it
         print(annotation("notice", notice, title="scalecheck"))
     if actions.summary is not None:
-        used = actions.summary.stat().st_size if actions.summary.exists() else 0
+        used = _size(actions.summary)
         room = SUMMARY_LIMIT - used - 1
         if room < 4096:
             print(f"scalecheck: the job summary is full ({used} bytes); not appending", file=sys.stderr)
@@ -166,3 +171,27 @@ def _github_report(result, actions, text: str, html: Path | None, report_url: st
                                        "report": "" if html is None else str(html)})
     else:
         print("scalecheck: --github: GITHUB_OUTPUT is not set; no step outputs written", file=sys.stderr)
+
+
+def _check_baseline_name(baseline: str | None) -> None:
+    """A `ConfigError` for a --baseline the file system refuses to look up (a name too long, a folder that cannot
+    be read), which could be neither a measurement file nor a git ref scalecheck can read."""
+    if baseline is None:
+        return
+    try:
+        Path(baseline).is_file()
+    except OSError as err:
+        raise ConfigError(f"--baseline '{baseline}': cannot look it up as a file: {err.strerror or err}",
+                          fix="pass a git ref (a branch, a tag or a commit sha) or the path of a measurement "
+                              "file") from None
+
+
+def _size(summary: Path) -> int:
+    """The size of the job summary file so far (0 when it does not exist yet)."""
+    try:
+        return summary.stat().st_size
+    except FileNotFoundError:
+        return 0
+    except OSError as err:
+        raise GitHubError(f"cannot read the job summary: {err.strerror or err}", where=Location(summary),
+                          fix="point GITHUB_STEP_SUMMARY at a writable file (GitHub Actions sets it)") from None

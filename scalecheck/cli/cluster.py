@@ -70,15 +70,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import cluster
     from scalecheck.report.cluster_report import render_cluster_dot, render_cluster_json, render_cluster_text
-    from scalecheck.files import write_atomic
+    from scalecheck.files import check_outputs, write_all
 
     if args.similarity is not None and not 0 < args.similarity <= 1:
         raise ConfigError(f"--similarity must be a Jaccard index in (0, 1], got {args.similarity:g}",
                           fix="use for example --similarity 0.9 (1 keeps only equal sets together)")
+    check_outputs({"--json": args.json, "--dot": args.dot})  # before the work
     result = cluster(args.file, closure=not args.no_closure, similarity=args.similarity)
+    outputs: list[tuple[Path, str]] = []  # all rendered before any is written: replaced as a set
     if args.json is not None:
-        write_atomic(args.json, render_cluster_json(result, str(args.file)))
+        outputs.append((args.json, render_cluster_json(result, str(args.file))))
     if args.dot is not None:
-        write_atomic(args.dot, render_cluster_dot(result))
+        outputs.append((args.dot, render_cluster_dot(result)))
+    write_all(outputs)
     sys.stdout.write(render_cluster_text(result, str(args.file)))
     return OK

@@ -29,10 +29,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import history
     from scalecheck.report.history_report import render_history_json, render_history_text
-    from scalecheck.files import write_atomic
+    from scalecheck.files import check_outputs, write_atomic
 
     if args.limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {args.limit}", fix="use --limit 1 or more")
+    check_outputs({"--json": args.json})  # before the work
     entries = history(args.ref, settings(args, "history"), limit=args.limit)
     if args.json is not None:
         write_atomic(args.json, render_history_json(entries))

@@ -46,17 +46,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import model
     from scalecheck.report.model_table import render_json, render_table
-    from scalecheck.files import write_atomic
+    from scalecheck.files import check_outputs, write_all
 
     if args.max_plots < 0:
         raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")
+    check_outputs({"--json": args.json, "--html": args.html})  # before the work
     result = model(args.files, settings(args, "model"), plots=args.max_plots if args.html is not None else 0)
+    outputs: list[tuple[Path, str]] = []  # all rendered before any is written: replaced as a set
     if args.json is not None:
-        write_atomic(args.json, render_json(result.table))
+        outputs.append((args.json, render_json(result.table)))
     if args.html is not None:
         from scalecheck.report.html_report import render_model_html
 
-        write_atomic(args.html, render_model_html(result.table, result.plots, sources=result.sources,
-                                                  settings=result.settings))
+        outputs.append((args.html, render_model_html(result.table, result.plots, sources=result.sources,
+                                                     settings=result.settings)))
+    write_all(outputs)
     sys.stdout.write(render_table(result.table))
     return OK

@@ -60,7 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     from scalecheck.api import overhead
-    from scalecheck.files import write_atomic
+    from scalecheck.files import check_outputs, write_atomic
     from scalecheck.report.overhead_report import OverheadContext, render_overhead_json, render_overhead_text
 
     if not 0.8 <= args.quantile < 1:
@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
                           fix="give the timer resolution in seconds, e.g. --resolution 1e-7, or leave it out")
     if not 0 < args.alpha < 1:
         raise ConfigError(f"--alpha must be between 0 and 1, got {args.alpha:g}", fix="use a level such as 0.01")
+    check_outputs({"--json": args.json})  # before the work
     result = overhead(args.calibration, args.events, quantile=args.quantile, resolution=args.resolution,
                       interpolation=args.interpolation, alpha=args.alpha, refine=args.refine)
     context = OverheadContext(str(args.calibration), str(args.events))

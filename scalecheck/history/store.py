@@ -20,8 +20,11 @@ starts with ``-`` is refused before it could be read as an option.
 from __future__ import annotations
 
 import os
+import random
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
@@ -41,8 +44,24 @@ _NO_SHA = "0" * 40  # update-ref's old value for "the ref must not exist yet"
 _FETCH_FIX = ("fetch the whole history (in GitHub Actions, actions/checkout with `fetch-depth: 0`; "
               "elsewhere `git fetch --unshallow`)")
 
-# (display name, {file name: blob}) of each data-branch ref that exists: the local branch, then origin's
-Snapshot = list[tuple[str, dict[str, git.Blob]]]
+RECORD_TRIES = 16  # builds of the data branch's new commit, each on the tip another record moved the branch to
+_STUCK_TRIES = 3  # failed swaps while the branch did not move: a stale lock or a broken repository, not a race
+_BACK_OFF = (0.01, 1.0)  # seconds: the first wait's upper bound, doubled each try up to the second
+_FILE_MODES = {"100644", "100755"}  # a regular file in a git tree, plain or executable
+_KINDS = {"040000": "a folder (git tree)", "160000": "a submodule (git commit link)", "120000": "a symbolic link"}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One top-level entry of a data-branch commit's tree, as `git ls-tree` shows it."""
+
+    mode: str  # "100644"
+    kind: str  # "blob", "tree" or "commit"
+    sha: str
+
+
+# (display name, {file name: entry}) of each data-branch ref that exists: the local branch, then origin's
+Snapshot = list[tuple[str, dict[str, _Entry]]]
 
 
 class Store:
@@ -63,7 +82,7 @@ class Store:
         self.measurements = tuple(normalised(pattern) for pattern in measurements)
         self.fmt = fmt
         self.kind = kind
-        self._entries: dict[str, dict[str, git.Blob]] = {}  # data-branch commit sha -> its files
+        self._entries: dict[str, dict[str, _Entry]] = {}  # data-branch commit sha -> its top-level entries
         if not data_branch or data_branch.startswith("-") or not self._ok_ref_name(f"refs/heads/{data_branch}"):
             raise ConfigError(f"'{data_branch}' is not a valid branch name for the data branch",
                               fix=f"name the data branch like a git branch, e.g. '{DEFAULT_BRANCH}'")
@@ -165,11 +184,22 @@ class Store:
         return self._read_files(sha) if self.measurements else None
 
     def _read_branch(self, sha: str, snapshot: Snapshot) -> Run | None:
+        """The run recorded for `sha`; an entry of its name that is not a regular file is corrupt, never skipped
+        (skipping it would take the baseline from an older commit without a word)."""
         name = f"{sha}.json"
         for display, entries in snapshot:
-            blob = entries.get(name)
-            if blob is not None:
-                return _read_blob(blob, f"{display}:{name}", "scalecheck-json")
+            entry = entries.get(name)
+            if entry is None:
+                continue
+            if entry.mode not in _FILE_MODES:
+                what = _KINDS.get(entry.mode, f"a git {entry.kind} of mode {entry.mode}")
+                raise HistoryError(f"the data branch '{display}' holds {what} named {name}, not a measurement file",
+                                   where=Location(Path(f"{display}:{name}")),
+                                   fix=f"replace it by recording that commit again (`scalecheck record FILE --commit "
+                                       f"{sha[:7]}`, then `git push origin {self.data_branch}` to share it), or "
+                                       "remove the entry from the branch")
+            blob = git.Blob(self.repo, bytes.fromhex(entry.sha), int(entry.mode, 8), name)
+            return _read_blob(blob, f"{display}:{name}", "scalecheck-json")
         return None
 
     def _read_files(self, sha: str) -> Run | None:
@@ -189,8 +219,8 @@ class Store:
             if commit is None:
                 continue
             if commit not in self._entries:
-                tree = self.repo.commit(commit).tree
-                self._entries[commit] = {item.name: item for item in tree.blobs}
+                self._entries[commit] = {name: _Entry(*fields.split()) for fields, _, name in
+                                         (line.partition("\t") for line in self._tree_entries(commit))}
             snapshot.append((display, self._entries[commit]))
         return snapshot
 
@@ -206,6 +236,10 @@ class Store:
 
         Only objects and the branch ref are written: the work tree, the index and HEAD stay as they are. A file
         already recorded for the same commit is replaced. Pushing the branch is left to the caller.
+
+        The branch moves by compare-and-swap: when another record (another process) moved it since it was read,
+        the new commit is built again on the new tip and the swap tried again, after a random wait that grows with
+        each try (at most `RECORD_TRIES` tries), so that records running at the same time all land.
         """
         if self.kind == "repo":
             raise ConfigError("the history store 'repo' reads committed files, so a recorded run would never be read",
@@ -215,21 +249,57 @@ class Store:
         if self._checked_out() == branch_ref:
             raise HistoryError(f"the data branch '{self.data_branch}' is checked out", where=Location(self.root),
                                fix="check out your project's branch; scalecheck writes the data branch itself")
-        local, remote = (self._commit_of(ref) for ref, _ in self._data_refs())
-        parent = local
-        if remote and (local is None or self._is_ancestor(local, remote)):
-            parent = remote  # start from what others pushed, so that the branch can be pushed without a merge
         name = f"{sha}.json"
         blob = self._call("hash_object", "-w", "--stdin", stdin=dumps_run(run, {"commit": sha}).encode())
+        identity = self._identity()
+        rng = random.Random()  # not seeded: racing processes must wait different times
+        moved = stuck = 0
+        for attempt in range(RECORD_TRIES):
+            if attempt:
+                time.sleep(rng.uniform(0, min(_BACK_OFF[1], _BACK_OFF[0] * 2 ** attempt)))
+            local, remote = (self._commit_of(ref) for ref, _ in self._data_refs())
+            parent = local
+            if remote and (local is None or self._is_ancestor(local, remote)):
+                parent = remote  # start from what others pushed, so that the branch can be pushed without a merge
+            new = self._data_commit(parent, name, blob, sha, identity)
+            try:
+                # compare-and-swap: the old value makes git refuse, instead of losing a commit, if another
+                # process moved the branch (or holds its lock) since it was read
+                self._git.update_ref("-m", f"scalecheck record {sha[:7]}", branch_ref, new, local or _NO_SHA)
+            except GitCommandError as err:
+                if self._commit_of(branch_ref) != local:
+                    moved += 1  # another record came first: build again on top of it
+                    continue
+                stuck += 1
+                if stuck < _STUCK_TRIES:
+                    continue  # another process may still hold the branch's lock while it writes
+                raise self._stuck(branch_ref, err) from err
+            return new
+        raise HistoryError(f"the data branch '{self.data_branch}' kept moving: other records updated it {moved} "
+                           f"times in {RECORD_TRIES} tries to record commit {sha[:7]}", where=Location(self.root),
+                           fix="run scalecheck record again when fewer records run at the same time")
+
+    def _stuck(self, branch_ref: str, err: GitCommandError) -> HistoryError:
+        """The error for a branch that could not be moved although nobody else moved it either."""
+        try:
+            lock = Path(self.root, str(self._git.rev_parse("--git-path", f"{branch_ref}.lock")))
+        except GitCommandError:
+            lock = None
+        if lock is not None and lock.is_file():
+            return HistoryError(f"the data branch '{self.data_branch}' stays locked by {lock}: a git process "
+                                "is updating it, or one that was stopped left the lock behind",
+                                where=Location(self.root),
+                                fix=f"if no git process runs in this repository, delete {lock} and record again")
+        return self._failed("update-ref", err)
+
+    def _data_commit(self, parent: str | None, name: str, blob: str, sha: str, identity: Mapping[str, str]) -> str:
+        """A new data-branch commit on `parent` whose tree is the parent's with `name` set to `blob`."""
         entries = [entry for entry in self._tree_entries(parent) if entry.split("\t", 1)[1] != name]
         entries.append(f"100644 blob {blob}\t{name}")
         tree = self._call("mktree", "-z", stdin="".join(entry + "\0" for entry in entries).encode())
         parents = ["-p", parent] if parent else []
-        new = self._call("commit_tree", tree, *parents, "-m", f"scalecheck: measurements of {sha[:7]}",
-                         env=self._identity())
-        # the old value makes the update fail, instead of losing a commit, if another process moved the branch
-        self._call("update_ref", "-m", f"scalecheck record {sha[:7]}", branch_ref, new, local or _NO_SHA)
-        return new
+        return self._call("commit_tree", tree, *parents, "-m", f"scalecheck: measurements of {sha[:7]}",
+                          env=identity)
 
     def _tree_entries(self, commit: str | None) -> list[str]:
         """The top-level entries of `commit`'s tree as `git ls-tree` prints them (mode type sha TAB name)."""
@@ -264,8 +334,11 @@ class Store:
             raise self._failed(command.replace("_", "-"), err) from err
 
     def _failed(self, command: str, err: GitCommandError) -> HistoryError:
-        detail = str(err.stderr or "").strip().splitlines()
-        reason = detail[-1].removeprefix("stderr: ").strip(" '") if detail else f"exit status {err.status}"
+        detail = [line.strip().removeprefix("stderr: ").strip(" '") for line in str(err.stderr or "").splitlines()]
+        detail = [line for line in detail if line]
+        # git's own error line, not the advice it may print after it
+        said = [line.split(": ", 1)[1] for line in detail if line.startswith(("fatal: ", "error: "))]
+        reason = said[0] if said else detail[-1] if detail else f"exit status {err.status}"
         if "dubious ownership" in str(err.stderr):
             fix = f"mark the clone as safe: git config --global --add safe.directory {self.root}"
         else:
@@ -294,7 +367,11 @@ class Store:
         return True
 
     def _is_shallow(self) -> bool:
-        return (Path(self.repo.git_dir) / "shallow").exists()
+        """Asked of git, not read from `git_dir`: in a linked worktree the shallow file is in the common folder."""
+        try:
+            return str(self._git.rev_parse("--is-shallow-repository")).strip() == "true"
+        except GitCommandError:
+            return False
 
     def _checked_out(self) -> str | None:
         try:

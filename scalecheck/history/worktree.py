@@ -64,7 +64,7 @@ def baseline_worktree(cwd: Path, ref: str | None, *, env: Mapping[str, str] | No
             except GitCommandError as err:
                 raise _failed("worktree add", err, repo_root) from err
             workdir = root / relative
-            if not workdir.is_dir():
+            if not _is_dir(workdir):
                 raise HistoryError(f"the folder '{relative.as_posix()}' does not exist in the baseline, {label}",
                                    where=Location(repo_root),
                                    fix="run scalecheck check --same-job from a folder both commits have, such as "
@@ -132,6 +132,14 @@ def _remove(repo: git.Repo, root: Path) -> None:
         repo.git.worktree("prune")
     except GitCommandError:
         pass  # a stale record is harmless: git prunes it itself later
+
+
+def _is_dir(path: Path) -> bool:
+    """Whether `path` is a folder; a path the system cannot look up (too long for it, say) is none."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _is_shallow(repo: git.Repo) -> bool:

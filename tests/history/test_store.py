@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -480,3 +481,157 @@ def test_record_fast_forwards_a_local_data_branch_that_is_behind_origin(git_repo
         store.close()
     finally:
         clone.close()
+
+
+# -- a data-branch entry that is not a file is corrupt, never skipped --------------------------------------------
+
+NOT_A_FILE = {"tree": ("040000", "a folder (git tree)"), "submodule": ("160000", "a submodule (git commit link)"),
+              "symlink": ("120000", "a symbolic link")}
+
+
+@pytest.mark.parametrize("kind", NOT_A_FILE)
+def test_a_data_branch_entry_that_is_not_a_file_is_a_history_error(git_repo: MakeRepo, store_of, kind: str) -> None:
+    repo = git_repo([("commit", "c0"), ("commit", "c1")])
+    store = store_of(repo)
+    store.record(run_of("older"), repo.commits["c0"])  # where a skipped entry would silently take the baseline
+    sha, git_ = repo.commits["c1"], repo.repo.git
+    mode, what = NOT_A_FILE[kind]
+    target = {"040000": lambda: git_.mktree(istream=tempfile.TemporaryFile()),  # an empty folder
+              "160000": lambda: sha,  # a submodule at some commit
+              "120000": lambda: git_.hash_object("-w", "--stdin", istream=_stream(b"elsewhere.json"))}[mode]()
+    kind_word = {"040000": "tree", "160000": "commit", "120000": "blob"}[mode]
+    entries = git_.ls_tree("-z", DATA).rstrip("\0") + f"\0{mode} {kind_word} {target}\t{sha}.json\0"
+    tree = git_.mktree("-z", istream=_stream(entries.encode()))
+    git_.update_ref(DATA, git_.commit_tree(tree, "-p", DATA, "-m", "corrupt"))
+
+    with pytest.raises(HistoryError) as info:
+        store_of(repo).baseline("HEAD")
+
+    assert str(info.value) == (
+        f"scalecheck-data:{sha}.json: the data branch 'scalecheck-data' holds {what} named {sha}.json, not a "
+        f"measurement file; fix: replace it by recording that commit again (`scalecheck record FILE --commit "
+        f"{sha[:7]}`, then `git push origin scalecheck-data` to share it), or remove the entry from the branch")
+    store_of(repo).record(run_of("again"), sha)  # the fix works
+    assert kernels(store_of(repo).read(sha)) == ["again"]
+
+
+def test_an_executable_data_file_is_read(git_repo: MakeRepo, store_of) -> None:
+    repo = git_repo([("commit", "c1")])
+    sha, git_ = repo.commits["c1"], repo.repo.git
+    blob = git_.hash_object("-w", "--stdin", istream=_stream(native("k").encode()))
+    tree = git_.mktree("-z", istream=_stream(f"100755 blob {blob}\t{sha}.json\0".encode()))
+    git_.update_ref(DATA, git_.commit_tree(tree, "-m", "data"))
+    assert kernels(store_of(repo).read(sha)) == ["k"]
+
+
+def _stream(data: bytes) -> tempfile._TemporaryFileWrapper:  # type: ignore[type-arg]
+    stream = tempfile.TemporaryFile()
+    stream.write(data)
+    stream.seek(0)
+    return stream  # type: ignore[return-value]
+
+
+# -- records racing for the data branch all land -------------------------------------------------------------------
+
+RACERS = 20
+
+
+def _record_in_child(start: object, folder: str, sha: str) -> None:
+    """A forked process: wait for the others, then `scalecheck record` one commit; its exit status is record's."""
+    import os
+    import sys
+
+    from scalecheck.cli import main
+
+    os.chdir(folder)
+    start.wait()  # type: ignore[attr-defined]
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process ends right after
+    sys.exit(main(["record", "run.json", "--commit", sha]))
+
+
+@pytest.mark.wall_clock  # how often the records collide depends on timing
+@pytest.mark.skipif(sys.platform == "win32", reason="forks the test process")
+def test_records_racing_for_the_data_branch_all_land(git_repo: MakeRepo) -> None:
+    import multiprocessing
+
+    import scalecheck.api  # noqa: F401 - imported before the fork, so that every child starts at once
+
+    repo = git_repo([("commit", f"c{i}") for i in range(RACERS)])
+    (repo.path / "run.json").write_text(native("k"), encoding="utf-8")
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(RACERS)
+    children = [context.Process(target=_record_in_child, args=(start, str(repo.path), repo.commits[f"c{i}"]))
+                for i in range(RACERS)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(timeout=60)
+
+    assert [child.exitcode for child in children] == [0] * RACERS
+    recorded = {blob.name for blob in repo.repo.commit(DATA).tree.blobs}
+    assert recorded == {f"{repo.commits[f'c{i}']}.json" for i in range(RACERS)}
+    assert int(repo.repo.git.rev_list("--count", DATA)) == RACERS  # one data commit each, none lost
+
+
+def test_a_record_whose_branch_keeps_moving_gives_up_after_its_tries(git_repo: MakeRepo, store_of,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import scalecheck.history.store as store_module
+
+    repo = git_repo([("commit", "c1"), ("commit", "c2")])
+    store = store_of(repo)
+    store.record(run_of("first"), "HEAD~1")
+    build = Store._data_commit
+    sleeps: list[float] = []
+
+    def build_then_lose_the_race(self: Store, *args: object) -> str:
+        new = build(self, *args)  # type: ignore[arg-type]
+        tip = repo.repo.git.rev_parse(DATA)
+        repo.repo.git.update_ref(DATA, repo.repo.git.commit_tree(f"{tip}^{{tree}}", "-p", tip, "-m", "other"))
+        return new
+
+    monkeypatch.setattr(Store, "_data_commit", build_then_lose_the_race)
+    monkeypatch.setattr(store_module.time, "sleep", sleeps.append)
+    with pytest.raises(HistoryError) as info:
+        store.record(run_of("second"))
+
+    tries = store_module.RECORD_TRIES
+    assert str(info.value) == (
+        f"{repo.path}: the data branch 'scalecheck-data' kept moving: other records updated it {tries} times in "
+        f"{tries} tries to record commit {repo.commits['c2'][:7]}; fix: run scalecheck record again when fewer "
+        "records run at the same time")
+    assert len(sleeps) == tries - 1 and all(0 <= s <= 1.0 for s in sleeps)
+    assert max(sleeps[:3]) <= 0.08  # short waits first, growing with each lost race
+
+
+def test_a_stale_lock_on_the_data_branch_is_named_with_its_fix(git_repo: MakeRepo, store_of,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import scalecheck.history.store as store_module
+
+    repo = git_repo([("commit", "c1")])
+    store = store_of(repo)
+    store.record(run_of("first"))
+    lock = repo.path / ".git" / "refs" / "heads" / "scalecheck-data.lock"
+    lock.touch()  # what a git process killed while it updated the branch leaves behind
+    monkeypatch.setattr(store_module.time, "sleep", lambda seconds: None)
+
+    with pytest.raises(HistoryError) as info:
+        store.record(run_of("second"))
+
+    assert str(info.value) == (
+        f"{repo.path}: the data branch 'scalecheck-data' stays locked by {lock}: a git process is updating it, or "
+        f"one that was stopped left the lock behind; fix: if no git process runs in this repository, delete {lock} "
+        "and record again")
+
+
+def test_a_linked_worktree_of_a_shallow_clone_is_known_to_be_shallow(git_repo: MakeRepo, tmp_path: Path) -> None:
+    origin = git_repo([("commit", "c1"), ("commit", "c2"), ("commit", "c3")], name="origin")
+    clone = git.Repo.clone_from(f"file://{origin.path}", str(tmp_path / "clone"), depth=1)
+    try:
+        clone.git.worktree("add", "--detach", str(tmp_path / "linked"), "HEAD")
+        store = Store(tmp_path / "linked")  # its git_dir is .git/worktrees/linked; `shallow` is in .git
+        with pytest.raises(HistoryError) as info:
+            store.baseline("HEAD", max_walk=5)
+        store.close()
+    finally:
+        clone.close()
+    assert "the walk stopped at the end of this shallow clone" in str(info.value.fix)

@@ -142,3 +142,9 @@ def test_shallow_clone_without_the_merge_base_says_fetch_everything(feature: Git
         with baseline_worktree(clone, None, env={"GITHUB_BASE_REF": "main"}):  # origin/main, as in Actions
             pass
     assert "fetch-depth: 0" in (info.value.fix or "")
+
+
+def test_a_folder_the_system_cannot_look_up_is_not_a_working_folder(tmp_path: Path) -> None:
+    from scalecheck.history.worktree import _is_dir
+
+    assert _is_dir(tmp_path) and not _is_dir(tmp_path / ("a" * 300))  # too long a name: ENAMETOOLONG, no crash
