@@ -312,13 +312,16 @@ def _read_existing(out: Path, names: Sequence[str], kernel: str, commit: str | N
         raise ConfigError(f"--out {out}: measure writes scalecheck JSON, which other tools would read as "
                           f"{out.suffix.lower()[1:]} by the name", fix="name the output file *.json")
     folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(f"cannot write {out}: folder {folder} does not exist",
-                          fix="create the folder first, or choose another --out")
-    if not os.access(folder, os.W_OK):
-        raise ConfigError(f"cannot write {out}: folder {folder} is not writable", fix="choose another --out")
-    if not out.exists() and not out.is_symlink():
-        return None
+    try:
+        if not folder.is_dir():
+            raise ConfigError(f"cannot write {out}: folder {folder} does not exist",
+                              fix="create the folder first, or choose another --out")
+        if not os.access(folder, os.W_OK):
+            raise ConfigError(f"cannot write {out}: folder {folder} is not writable", fix="choose another --out")
+        if not out.exists() and not out.is_symlink():
+            return None
+    except OSError as err:  # a name the system refuses, such as one longer than 255 bytes
+        raise ConfigError(f"cannot write {out}: {err.strerror or err}", fix="choose a shorter --out") from None
     adding = "measure adds to an existing --out file; choose another --out to start a new one"
     try:
         text = read_text(out)  # read once: the format, the measurements and the processes section come from it

@@ -295,6 +295,13 @@ def test_output_folder_must_exist(tmp_path: Path, capsys: pytest.CaptureFixture[
                    "; fix: create the folder first, or choose another --out\n")
 
 
+def test_an_output_name_the_system_refuses_is_an_error_line(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / f"{'m' * 300}.json"  # longer than a file name may be: looking it up fails with ENAMETOOLONG
+    err = errors_of(["measure", "--param", "p=1", "--out", str(out), "--", "true"], capsys)
+    assert err == f"scalecheck: error: cannot write {out}: File name too long; fix: choose a shorter --out\n"
+
+
 def test_program_that_is_not_executable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plain = script(tmp_path, "print('hi')")
     err = errors_of(["measure", "--param", "p=1", "--out", str(tmp_path / "m.json"), "--", plain], capsys)

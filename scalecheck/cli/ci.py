@@ -343,11 +343,11 @@ def _check(inputs: Inputs, job: Job, token: str | None) -> int:
     if status not in (OK, REGRESSION):
         return _stopped("check", status, same_job=inputs.same_job)
     verdict = "fail" if status == REGRESSION else "pass"
-    summary = markdown if markdown.is_file() else None
+    summary = markdown if _is_file(markdown) else None
     # `check --github` wrote verdict, findings and report; verdict and report are written again (the same values,
     # and the last one counts), so that the action's outputs do not hang on what check chooses to write
     if job.output is not None:
-        write_outputs(job.output, {"verdict": verdict, "report": str(report) if report.is_file() else "",
+        write_outputs(job.output, {"verdict": verdict, "report": str(report) if _is_file(report) else "",
                                    "markdown": str(summary or ""), "artifact": artifact})
     _comment(inputs, job, token, verdict, summary)
     if verdict == "fail" and inputs.fail:
@@ -425,9 +425,18 @@ def _stopped(name: str, status: int, *, same_job: bool = False) -> int:
     if status == USAGE_ERROR:
         what = "bad input or usage" + (", or a measurement command that wrote no measurements" if same_job else "")
     else:
-        what = "interrupted" if status == INTERRUPTED else "internal error"
+        what = {INTERRUPTED: "interrupted", 141: "its standard output was closed", 128 + 15: "stopped by SIGTERM",
+                128 + 1: "stopped by SIGHUP"}.get(status, "internal error")
     _annotate("error", f"scalecheck {name} stopped with exit status {status} ({what}; the message is above)")
     return status
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system refuses (too long, say) as for a missing one."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 @contextmanager
