@@ -107,7 +107,8 @@ def _shortened(name: str) -> str:
 
 
 def _check_output(path: Path, option: str | None) -> None:
-    """A `ConfigError` when `path` cannot be written: no folder, a read-only folder, a folder of that name."""
+    """A `ConfigError` when `path` cannot be written: no folder, a read-only folder, a folder of that name, or a
+    device, pipe or socket (which replacing would swap out for a file: /dev/null would become one)."""
     another = f"choose another {option}" if option else "choose another path"
     folder = path.parent
     try:
@@ -121,8 +122,12 @@ def _check_output(path: Path, option: str | None) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"cannot write {path}: folder {folder} is not writable", fix=another)
     try:
-        if stat.S_ISDIR(os.stat(path).st_mode):
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
             raise ConfigError(f"cannot write {path}: it is a folder", fix=f"name a file in it, or {another}")
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"cannot write {path}: it is not a regular file (a device, pipe or socket), which "
+                              "scalecheck would replace", fix=another)
     except FileNotFoundError:
         pass  # a new file
     except OSError as err:

@@ -47,6 +47,7 @@ from scalecheck.text import visible
 
 DEFAULT_ROUNDS = 2
 SIDES = ("baseline", "candidate")
+_PYTEST = ("pytest", "py.test")  # a measurement command by these names needs pytest installed
 _PLACEHOLDER = re.compile(r"\{(out|round|side)\}")
 _PLAIN_WORD = re.compile(r"[\w@%+=:,./{}-]+", re.ASCII)  # shown without quotes
 _WRITE_FIX = ("make the command write its measurements to the path in {out} or $SCALECHECK_OUTPUT, e.g. "
@@ -113,7 +114,7 @@ def measure_both(
     if rounds < 1:
         raise ConfigError(f"--rounds must be at least 1, got {rounds}",
                           fix=f"use --rounds {DEFAULT_ROUNDS} (the default) or more")
-    if base_ref is not None and (Path(cwd) / base_ref).is_file():
+    if base_ref is not None and _is_file(Path(cwd) / base_ref):
         raise ConfigError(f"--same-job measures the baseline itself, so --baseline must be a git ref, not the "
                           f"measurement file '{visible(base_ref)}'",
                           fix="pass a git ref such as --baseline origin/main, or drop --same-job to compare "
@@ -153,8 +154,10 @@ def _run_once(command: Sequence[str], side: _Side, out: Path, number: int, round
                              "and the baseline's worktree has only the files committed in the baseline") from None
     ended = _ended(status)
     if not out.is_file() or out.stat().st_size == 0:
-        raise InputError(f"the measurement command {ended} in {which} and wrote no measurements to {out}",
-                         fix=_WRITE_FIX)
+        fix = _WRITE_FIX if status <= 0 else (
+            "read the command's own error above (a missing tool? pytest --scalecheck-save needs pytest and "
+            f"scalecheck installed where it runs: pip install pytest scalecheck); if it ran, {_WRITE_FIX}")
+        raise InputError(f"the measurement command {ended} in {which} and wrote no measurements to {out}", fix=fix)
     if status != 0:
         progress(f"warning: the measurement command {ended} in {which}; using the measurements it wrote")
     try:
@@ -175,11 +178,21 @@ def _ended(status: int) -> str:
     return f"was killed by signal {-status}{name}"
 
 
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system refuses (too long, say), which is then a git ref."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _check_program(program: str, env: Mapping[str, str]) -> None:
     """An `InputError` before anything is checked out when a program name (no path) is not on PATH."""
     if os.sep in program or (os.altsep and os.altsep in program) or "{" in program:
         return  # a path: relative to the folder each side runs in, so it is found (or not) when it runs
     if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
-        raise InputError(f"cannot run the measurement command: '{visible(program)}' is not found on PATH",
-                         fix="check the spelling, or give its path (./bench.sh); to run shell syntax, write "
-                             "-- bash -c '...'")
+        fix = ("check the spelling, or give its path (./bench.sh); to run shell syntax, write -- bash -c '...'"
+               if program not in _PYTEST else
+               "install pytest where the command runs, with scalecheck for its plugin: pip install pytest scalecheck "
+               "(or your project's test extra), or activate the environment that has them")
+        raise InputError(f"cannot run the measurement command: '{visible(program)}' is not found on PATH", fix=fix)

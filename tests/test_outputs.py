@@ -203,3 +203,14 @@ def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
         os.umask(mask)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o640
 
+
+
+def test_a_pipe_in_place_of_an_output_is_refused_not_replaced(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Replacing a device or a pipe by a file would break it for everyone (as root, /dev/null itself)."""
+    fifo = tmp_path / "models.json"
+    os.mkfifo(fifo)
+    assert main(["model", str(EXAMPLE), "--json", str(fifo)]) == USAGE_ERROR
+    assert capsys.readouterr().err == (f"scalecheck: error: cannot write {fifo}: it is not a regular file (a device, "
+                                       "pipe or socket), which scalecheck would replace; fix: choose another --json\n")
+    assert fifo.is_fifo()

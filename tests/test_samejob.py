@@ -376,6 +376,29 @@ def test_program_not_found(git_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
     assert worktrees(repo) == [f"worktree {repo.path.resolve()}"]
 
 
+def test_pytest_not_installed_says_what_to_install(git_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str], tmp_path: Path, log) -> None:
+    project(git_repo, monkeypatch, QUADRATIC)
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no pytest on it, as after `pip install .` alone
+    result = same_job(capsys, "--baseline", "main", command=("pytest", "tests/perf", "--scalecheck-save", "{out}"))
+    assert result[2] == ("scalecheck: error: cannot run the measurement command: 'pytest' is not found on PATH; fix: "
+                         "install pytest where the command runs, with scalecheck for its plugin: pip install pytest "
+                         "scalecheck (or your project's test extra), or activate the environment that has them\n")
+
+
+def test_failed_command_that_wrote_nothing_points_at_its_error(git_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str], log) -> None:
+    # `python -m pytest` without pytest installed: "No module named pytest", exit status 1, nothing written
+    project(git_repo, monkeypatch, QUADRATIC)
+    result = same_job(capsys, "--baseline", "main", command=(sys.executable, "-c", "import no_such_module_4711"))
+    user_error(result)
+    assert result[2].splitlines()[-1].split("; fix: ", 1)[1].startswith(
+        "read the command's own error above (a missing tool? pytest --scalecheck-save needs pytest and scalecheck "
+        "installed where it runs: pip install pytest scalecheck); if it ran, make the command write")
+
+
 def test_script_the_baseline_does_not_have(git_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str], log) -> None:
     repo = project(git_repo, monkeypatch, QUADRATIC)

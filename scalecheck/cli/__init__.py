@@ -20,14 +20,13 @@ from types import FrameType
 
 from scalecheck import __version__
 from scalecheck.cli import ci, check, cluster, comment, history, measure, model, overhead, record
-from scalecheck.cli._common import INTERNAL_ERROR, INTERRUPTED, OK, REGRESSION, USAGE_ERROR, Parser
+from scalecheck.cli._common import INTERNAL_ERROR, INTERRUPTED, OK, OUTPUT_CLOSED, REGRESSION, USAGE_ERROR, Parser
 from scalecheck.errors import ScalecheckError
 from scalecheck.names import AGGREGATE_NAMES, FORMAT_NAMES
 
 __all__ = ["AGGREGATE_NAMES", "FORMAT_NAMES", "INTERNAL_ERROR", "INTERRUPTED", "OK", "OUTPUT_CLOSED", "REGRESSION",
            "USAGE_ERROR", "Terminated", "build_parser", "main"]
 COMMANDS = (model, check, record, history, comment, cluster, overhead, measure, ci)  # in the order --help lists
-OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what shells report for a program whose reader closed the pipe (`| head`)
 _STOPPING = ("SIGTERM", "SIGHUP")  # signals that end a command the way Ctrl-C does
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scalecheck.cli._common import INTERRUPTED, OK, REGRESSION, USAGE_ERROR, command
+from scalecheck.cli._common import INTERRUPTED, OK, OUTPUT_CLOSED, REGRESSION, USAGE_ERROR, command
 from scalecheck.errors import ConfigError, HistoryError, ScalecheckError
 from scalecheck.github.workflow import annotation, append_summary, write_outputs
 
@@ -425,7 +425,7 @@ def _stopped(name: str, status: int, *, same_job: bool = False) -> int:
     if status == USAGE_ERROR:
         what = "bad input or usage" + (", or a measurement command that wrote no measurements" if same_job else "")
     else:
-        what = {INTERRUPTED: "interrupted", 141: "its standard output was closed", 128 + 15: "stopped by SIGTERM",
+        what = {INTERRUPTED: "interrupted", OUTPUT_CLOSED: "its standard output was closed", 128 + 15: "stopped by SIGTERM",
                 128 + 1: "stopped by SIGHUP"}.get(status, "internal error")
     _annotate("error", f"scalecheck {name} stopped with exit status {status} ({what}; the message is above)")
     return status

@@ -28,8 +28,11 @@ with `load` or `worksteal` a group split over workers fails with a message sayin
 
 from __future__ import annotations
 
+import difflib
 import math
+import os
 import re
+import tempfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,8 +58,9 @@ class _Group:
     metric: str
     budget: float | None
     cases: list[str] = field(default_factory=list)  # nodeids in run order; the last one asserts
-    values: dict[tuple[float, ...], list[float]] = field(default_factory=dict)
-    ran: set[str] = field(default_factory=set)
+    points: dict[str, tuple[float, ...]] = field(default_factory=dict)  # nodeid -> its sizes, one case per point
+    reached: set[str] = field(default_factory=set)  # cases this process started (setup may have skipped them)
+    ran: set[str] = field(default_factory=set)  # cases whose body ran here (to the end or to an error)
 
 
 @dataclass
@@ -69,14 +73,22 @@ class _State:
     groups: dict[str, _Group] = field(default_factory=dict)  # by kernel
     case_group: dict[str, str] = field(default_factory=dict)  # nodeid at collection -> kernel
     collected_from_workers: list[dict[str, Any]] = field(default_factory=list)
+    problem: str = ""  # why the settings cannot be read: every test that uses the plugin fails with it
 
     def ready(self, config: pytest.Config) -> tuple[Settings, Recorder]:
-        """The settings and the recorder, made on first use (this imports the modeling core)."""
-        if self.settings is None or self.recorder is None:
+        """The settings and the recorder, made on first use (this imports the modeling core). A broken
+        [tool.scalecheck] fails each test that uses the plugin with one line; the other tests run."""
+        if not self.problem and (self.settings is None or self.recorder is None):
+            from scalecheck.errors import ScalecheckError
             from scalecheck.pytest_plugin._scaling import Recorder
 
-            self.settings = _settings(config, self.options)
+            try:
+                self.settings = _settings(config, self.options)
+            except ScalecheckError as err:
+                self.problem = f"scalecheck: {err}"
             self.recorder = Recorder()
+        if self.problem or self.settings is None or self.recorder is None:
+            pytest.fail(self.problem, pytrace=False)
         return self.settings, self.recorder
 
 
@@ -111,54 +123,79 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", _HELP_MARKER)
     options = {
-        "budget": _option(config, "budget", float, lambda v: v > 0 and math.isfinite(v), "a positive number of seconds"),
-        "confidence": _option(config, "confidence", float, lambda v: 0.5 <= v < 1, "a number in [0.5, 1)"),
-        "strict": _option(config, "strict", bool, lambda v: True, "true or false"),
+        "budget": _option(config, "budget", float, lambda v: v > 0 and math.isfinite(v), "a positive number of seconds",
+                          f"{_DEFAULT_BUDGET:g}"),
+        "confidence": _option(config, "confidence", float, lambda v: 0.5 <= v < 1, "a number in [0.5, 1)", "0.95"),
+        "strict": _option(config, "strict", bool, lambda v: True, "true or false", "true"),
         "seed": config.getoption("scalecheck_seed"),
     }
     save = config.getoption("scalecheck_save")
-    path = None
-    if save:
-        path = Path(save)
-        if not path.is_absolute():
-            path = Path(config.invocation_params.dir) / path
-        if not path.parent.is_dir():
-            raise pytest.UsageError(f"--scalecheck-save {save}: folder {path.parent} does not exist; create it "
-                                    "or choose another path")
-        if path.is_dir():
-            raise pytest.UsageError(f"--scalecheck-save {save} is a folder; give a file name such as "
-                                    f"{Path(save) / 'scalecheck.json'}")
-    config.stash[_STATE] = _State(path, hasattr(config, "workerinput"), options)
+    worker = hasattr(config, "workerinput")
+    path = None if save is None else _save_path(save, Path(config.invocation_params.dir), check=not worker)
+    config.stash[_STATE] = _State(path, worker, options)
 
 
-def _option(config: pytest.Config, name: str, kind: type, ok: Any, rule: str) -> Any:
+def _save_path(save: str, start: Path, check: bool) -> Path:
+    """The --scalecheck-save file, checked before any test runs (a long session must not end in 'cannot save')."""
+    from scalecheck.text import visible
+
+    shown = visible(save)
+    if not save.strip():
+        raise pytest.UsageError("--scalecheck-save is empty; fix: give a file name, e.g. --scalecheck-save "
+                                "results.json (in CI: is the variable that names it set?)")
+    path = Path(save)
+    if not path.is_absolute():
+        path = start / path
+    if not check:
+        return path
+    if not path.parent.is_dir():
+        raise pytest.UsageError(f"--scalecheck-save {shown}: folder {visible(str(path.parent))} does not exist; "
+                                "fix: create it or choose another path")
+    if path.is_dir():
+        raise pytest.UsageError(f"--scalecheck-save {shown} is a folder; fix: give a file name such as "
+                                f"{visible(str(Path(save) / 'scalecheck.json'))}")
+    if path.exists() and not path.is_file():  # a device or a pipe would be replaced by the file, not written to
+        raise pytest.UsageError(f"--scalecheck-save {shown} is not a regular file; fix: give a file name such as "
+                                "results.json")
+    try:  # the file is written atomically (a temporary file beside it, then a rename): the folder must take one
+        handle, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise pytest.UsageError(f"--scalecheck-save {shown}: cannot write in folder {visible(str(path.parent))} "
+                                f"({err.strerror}); fix: choose a folder you can write to") from None
+    os.close(handle)
+    os.unlink(probe)
+    return path
+
+
+def _option(config: pytest.Config, name: str, kind: type, ok: Any, rule: str, example: str) -> Any:
+    """An option's value from the command line, else the ini file (None when neither gives it); a bad value stops
+    the session before any test runs, since every test of the session would use it."""
     value = config.getoption(f"scalecheck_{name}")
-    source = f"--scalecheck-{name}"
+    source, fix = f"--scalecheck-{name}", f"fix: give e.g. --scalecheck-{name}{'' if kind is bool else ' ' + example}"
     if value is None:
-        value = config.getini(f"scalecheck_{name}")
-        source = f"ini option scalecheck_{name}"
+        source, fix = f"ini option scalecheck_{name}", f"fix: write e.g. scalecheck_{name} = {example}"
+        try:
+            value = config.getini(f"scalecheck_{name}")
+        except ValueError as err:  # pytest's reading of a bool: "invalid truth value"
+            raise pytest.UsageError(f"scalecheck: {source} must be {rule}: {err}; {fix}") from None
         if value in (None, ""):
             return None
         if kind is float:
             try:
                 value = float(value)
             except ValueError:
-                raise pytest.UsageError(f"scalecheck: {source} = {value!r} must be {rule}") from None
+                raise pytest.UsageError(f"scalecheck: {source} = {value!r} must be {rule}; {fix}") from None
     if not ok(value):
-        raise pytest.UsageError(f"scalecheck: {source} = {value!r} must be {rule}")
+        raise pytest.UsageError(f"scalecheck: {source} = {value!r} must be {rule}; {fix}")
     return value
 
 
 def _settings(config: pytest.Config, options: dict[str, Any]) -> Settings:
     """Command line over ini over [tool.scalecheck] (pyproject.toml or scalecheck.toml) over the defaults."""
     from scalecheck.config import load_config
-    from scalecheck.errors import ScalecheckError
     from scalecheck.pytest_plugin._scaling import Settings
 
-    try:
-        table = load_config(start=Path(config.rootpath))
-    except ScalecheckError as err:
-        raise pytest.UsageError(f"scalecheck: {err}") from None
+    table = load_config(start=Path(config.rootpath))  # ScalecheckError: a broken [tool.scalecheck]
     return Settings(
         budget=options["budget"] if options["budget"] is not None else _DEFAULT_BUDGET,
         confidence=options["confidence"] if options["confidence"] is not None else table.confidence,
@@ -182,78 +219,174 @@ def scaling(request: pytest.FixtureRequest) -> Scaling:
 
 # --- the marker form ----------------------------------------------------------------------------------------------
 
+_ARGUMENTS = ("max", "param", "metric", "budget")
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One marker-form case: its group's name and marker arguments, and its point (sizes in parameter order)."""
+
+    kernel: str
+    bound: str
+    parameters: tuple[str, ...]
+    param: object  # the marker's `param` as written, for messages
+    metric: str
+    budget: float | None
+    point: tuple[float, ...]
+
+
+class _Misuse(Exception):
+    """A scalecheck marker written wrong: its case fails with this one line when it runs; other tests run."""
+
+    def __init__(self, where: str, argument: str, problem: str, fix: str) -> None:
+        from scalecheck.text import visible
+
+        super().__init__(visible(f"scalecheck: {where}: scalecheck({argument}): {problem}; fix: {fix}"))
+
+
+_CASE = pytest.StashKey[_Case]()
+_PROBLEM = pytest.StashKey[str]()  # why a case's marker is misused: the case fails with it
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Name every test before any plugin renames it (xdist's loadgroup appends '@group' to node ids), and check
-    the markers."""
+    the markers: a misused one fails its own case, and the other tests run as usual."""
     for item in items:
+        item.stash[_KERNEL] = item.nodeid
         marker = item.get_closest_marker("scalecheck")
-        item.stash[_KERNEL] = item.nodeid if marker is None else _case(item, marker)[0]
+        if marker is None:
+            continue
+        try:
+            case = _case(item, marker)
+        except _Misuse as err:
+            item.stash[_PROBLEM] = str(err)
+        else:
+            item.stash[_CASE] = case
+            item.stash[_KERNEL] = case.kernel
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The groups of marker-form cases, after deselection (-k, -m, --lf): the last case of each asserts."""
+    """The groups of marker-form cases, after deselection (-k, -m, --lf): the last case of each asserts. A case
+    skipped by a mark is left out, so that the last case is one that runs; a size given twice fails the repeat
+    (its measurement would replace the first one's)."""
     state = session.config.stash[_STATE]
     for item in session.items:
-        marker = item.get_closest_marker("scalecheck")
-        if marker is None:
+        case = item.stash.get(_CASE, None)
+        if case is None or _skipped_by_mark(item):
             continue
-        kernel, group = _case(item, marker)
-        group = state.groups.setdefault(kernel, group)
+        group = state.groups.setdefault(case.kernel, _Group(case.kernel, case.bound, case.parameters, case.metric,
+                                                            case.budget))
+        first = next((nodeid for nodeid, point in group.points.items() if point == case.point), None)
+        if first is not None:
+            sizes = ", ".join(f"{name}={value!r}" for name, value in zip(case.parameters, case.point))
+            item.stash[_PROBLEM] = str(_Misuse(item.nodeid, f"param={case.param!r}",
+                                               f"{sizes} is given twice, also in {first}",
+                                               "give each case its own size: remove the repeat from "
+                                               "@pytest.mark.parametrize"))
+            continue
         group.cases.append(item.nodeid)
-        state.case_group[item.nodeid] = kernel
+        group.points[item.nodeid] = case.point
+        state.case_group[item.nodeid] = case.kernel
 
 
-def _case(item: pytest.Item, marker: pytest.Mark) -> tuple[str, _Group]:
-    """(kernel name, a fresh group) of a marker-form case; raises UsageError for a misused marker."""
+def _skipped_by_mark(item: pytest.Item) -> bool:
+    """Whether a skip or skipif mark skips `item` for sure (a condition given as a string is not evaluated)."""
+    if item.get_closest_marker("skip") is not None:
+        return True
+    for mark in item.iter_markers("skipif"):
+        conditions = mark.args if mark.args else ((mark.kwargs["condition"],) if "condition" in mark.kwargs else ())
+        try:
+            if not conditions or any(not isinstance(c, str) and bool(c) for c in conditions):
+                return True
+        except Exception:  # noqa: BLE001 - a condition without a truth value is left to pytest to report
+            continue
+    return False
+
+
+def _case(item: pytest.Item, marker: pytest.Mark) -> _Case:
+    """The case that a marker-form test item is; raises _Misuse naming the marker argument that is wrong."""
+    from scalecheck.pytest_plugin._measure import shown, size_problem  # numpy: only for a marker's tests
+
     where = item.nodeid
     kwargs = dict(marker.kwargs)
-    unknown = set(kwargs) - {"max", "param", "metric", "budget"}
-    if marker.args or unknown:
-        raise pytest.UsageError(f"{where}: write the marker as scalecheck(max='n log n', param='n'"
-                                f"{', ...' if unknown else ''}), not with "
-                                f"{', '.join(sorted(unknown)) or 'positional arguments'}")
-    bound = kwargs.get("max")
+    example = "write the marker as scalecheck(max='n log n', param='n')"
+    if marker.args:
+        raise _Misuse(where, ", ".join(shown(a) for a in marker.args), "positional arguments are not accepted",
+                      example)
+    for name in sorted(set(kwargs) - set(_ARGUMENTS)):
+        close = difflib.get_close_matches(name, _ARGUMENTS, n=1)
+        raise _Misuse(where, f"{name}={shown(kwargs[name])}", f"unknown argument '{name}'",
+                      f"did you mean '{close[0]}'?" if close else f"the arguments are {', '.join(_ARGUMENTS)}")
+    if "max" not in kwargs:
+        raise _Misuse(where, ", ".join(f"{k}={shown(v)}" for k, v in kwargs.items()), "the bound max is missing",
+                      example)
+    bound = kwargs["max"]
     if not isinstance(bound, str):
-        raise pytest.UsageError(f"{where}: scalecheck(max=...) must be a growth text such as 'n log n', "
-                                f"not {bound!r}")
+        raise _Misuse(where, f"max={shown(bound)}", "the bound must be a growth text",
+                      "write max='n log n' (or 'n', 'n^2', 'O(p log p)')")
     param = kwargs.get("param", "n")
     names = (param,) if isinstance(param, str) else tuple(param) if isinstance(param, (list, tuple)) else ()
-    if not names or not all(isinstance(n, str) for n in names):
-        raise pytest.UsageError(f"{where}: scalecheck(param=...) must name the size parameter(s), not {param!r}")
+    if not names or not all(isinstance(n, str) and n for n in names) or len(set(names)) < len(names):
+        raise _Misuse(where, f"param={shown(param)}", "must name the size parameter(s), each once",
+                      "write param='n', or param=('p', 'n') for several")
     callspec = getattr(item, "callspec", None)
     params = dict(callspec.params) if callspec is not None else {}
     missing = [n for n in names if n not in params]
     if missing:
-        raise pytest.UsageError(f"{where}: marked scalecheck(param={param!r}) but not parametrized over "
-                                f"{', '.join(repr(n) for n in missing)}; add "
-                                f"@pytest.mark.parametrize({missing[0]!r}, [...])")
+        choices = f" or name one of its parameters: {', '.join(params)}" if params else ""
+        raise _Misuse(where, f"param={param!r}", f"the test is not parametrized over "
+                      f"{', '.join(repr(n) for n in missing)}",
+                      f"add @pytest.mark.parametrize({missing[0]!r}, [...]){choices}")
     for n in names:
-        value = params[n]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise pytest.UsageError(f"{where}: parameter {n!r} = {value!r} must be a positive size")
+        problem = size_problem(params[n])
+        if problem:
+            raise _Misuse(where, f"param={param!r}", f"{n}={shown(params[n])} {problem}",
+                          f"parametrize {n!r} over positive sizes, e.g. [1000, 2000, 4000, 8000, 16000]")
     try:
         from scalecheck.data.growth import parse_growth
 
         parse_growth(bound, names)
     except ValueError as err:
-        raise pytest.UsageError(f"{where}: invalid bound {bound!r}: {err}") from None
+        problem, _, hint = str(err).rpartition("; ")
+        if not hint.startswith(("write", "add")):
+            problem, hint = str(err), f"write a growth in {', '.join(names)}, such as '{names[0]} log {names[0]}'"
+        raise _Misuse(where, f"max={shown(bound)}", f"invalid bound: {problem}", hint) from None
     metric = kwargs.get("metric", "time")
-    budget = kwargs.get("budget")
     if not isinstance(metric, str) or not metric:
-        raise pytest.UsageError(f"{where}: scalecheck(metric=...) must be a name such as 'time', not {metric!r}")
-    if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
-        raise pytest.UsageError(f"{where}: scalecheck(budget=...) must be a positive number of seconds")
+        raise _Misuse(where, f"metric={shown(metric)}", "must be a name",
+                      "write metric='time', 'memory', or a name for the number the test returns")
+    budget = kwargs.get("budget")
+    if budget is not None and size_problem(budget):  # a positive finite number, as a size is
+        raise _Misuse(where, f"budget={shown(budget)}", "must be a positive number of seconds",
+                      "write budget=2.0, or leave it out for --scalecheck-budget")
     others = sorted((k, v) for k, v in params.items() if k not in names)
     base = item.nodeid.split("[", 1)[0]
     kernel = base + (f"[{'-'.join(_id(v) for _, v in others)}]" if others else "")
-    return kernel, _Group(kernel, bound, names, metric, budget)
+    return _Case(kernel, bound, names, param, metric, budget, tuple(params[n] for n in names))
 
 
 def _id(value: object) -> str:
     text = str(value)
     return text if re.fullmatch(r"[\w.+-]{1,40}", text) else f"{zlib.crc32(repr(value).encode()):08x}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> None:
+    """Note that this process runs a marker-form case (setup may still skip it): the group's last case tells the
+    cases skipped here from those another pytest-xdist worker ran."""
+    state = item.config.stash.get(_STATE, None)
+    if state is not None and item.nodeid in state.case_group:
+        state.groups[state.case_group[item.nodeid]].reached.add(item.nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """A case whose marker is misused fails with its one-line message (and nothing else fails with it)."""
+    problem = item.stash.get(_PROBLEM, None)
+    if problem is not None:
+        pytest.fail(problem, pytrace=False)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -21,15 +21,23 @@ def run_case(item: pytest.Function, group: _Group, settings: Settings, recorder:
                     pytrace=False)
     group.ran.add(item.nodeid)  # started here (a case that raises below counts as run, without a value)
     arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
-    params = item.callspec.params
-    point = tuple(cast(float, params[name]) for name in group.parameters)  # checked at collection: positive numbers
+    point = group.points[item.nodeid]  # checked at collection: positive finite numbers, one case per point
     budget = (group.budget or settings.budget) / max(1, len(group.cases))
+    last = item.nodeid == group.cases[-1]
+    skipped: BaseException | None = None
+    values: list[float] = []
+    seconds = 0.0
     try:
         values, seconds = measure_point(lambda: item.obj(**arguments), group.metric, budget,
                                         warm_up=not (group.kernel in recorder.measured and
                                                      recorder.measured[group.kernel].stopped))
     except MetricError as err:
         problem = str(err)
+    except pytest.skip.Exception as err:  # the body skipped: the case did not run; the last one still asserts
+        group.ran.discard(item.nodeid)
+        if not last:
+            raise
+        problem, skipped = "", err
     else:
         problem = ""
     if problem:
@@ -45,9 +53,16 @@ def run_case(item: pytest.Function, group: _Group, settings: Settings, recorder:
         where = ", ".join(f"{name}={x:g}" for name, x in zip(group.parameters, point))
         measured.stopped = (f"{len(values)} repetition(s) of the case {where}, which alone took {seconds:.1f} s "
                             f"(its share of the budget: {budget:.2g} s)")
-    if item.nodeid != group.cases[-1]:
+    if not last:
         return
-    elsewhere = [case for case in group.cases if case not in group.ran]
+    _assert_group(item, group, settings, measured)
+    if skipped is not None:
+        raise skipped
+
+
+def _assert_group(item: pytest.Function, group: _Group, settings: Settings, measured: Measured) -> None:
+    """The group's assertion, made by its last case: the bound over every case measured."""
+    elsewhere = [case for case in group.cases if case not in group.reached and case != item.nodeid]
     if elsewhere:
         pytest.fail(f"scalecheck: {group.kernel}: {len(elsewhere)} of its {len(group.cases)} cases ran on another "
                     "pytest-xdist worker, so no worker saw the whole growth; run with --dist loadscope or "
@@ -56,11 +71,14 @@ def run_case(item: pytest.Function, group: _Group, settings: Settings, recorder:
         ScalingResult(group.kernel, None, measured, settings, group.budget or settings.budget).assert_no_worse_than(
             group.bound)
         return
-    failed = len(group.cases) - len(measured.values)
-    if len({p for p in measured.values}) < 3:
-        pytest.fail(f"scalecheck: {group.kernel}: {len(measured.values)} case(s) measured"
-                    f"{f' ({failed} failed)' if failed else ''}; asserting a growth needs at least 3 sizes (better 5)",
-                    pytrace=False)
+    measured_cases = [case for case in group.cases if group.points[case] in measured.values]
+    if len(measured_cases) < 3:
+        failed = [case for case in group.cases if case in group.ran and case not in measured_cases]
+        idle = [case for case in group.cases if case not in group.ran]  # skipped, or failed in setup
+        why = ([f"{len(failed)} failed"] if failed else []) + ([f"{len(idle)} did not run"] if idle else [])
+        counts = f" ({', '.join(why)})" if why else ""
+        pytest.fail(f"scalecheck: {group.kernel}: {len(measured_cases)} of its {len(group.cases)} case(s) measured"
+                    f"{counts}; asserting a growth needs at least 3 sizes (better 5)", pytrace=False)
     result = ScalingResult(group.kernel, None, measured, settings, group.budget or settings.budget)
     result.assert_no_worse_than(group.bound)
 

@@ -56,6 +56,7 @@ MAX_ROUNDS = 30
 TIMING = 0.005  # seconds a timed loop lasts at least
 GRID_STEP = 2.0  # ratio of neighbouring sizes of a geometric grid
 MULTI_SIZES = 5  # sizes per parameter when several are measured (the grid is their product)
+MAX_GRID = 100  # points of a geometric grid at most (the default has 8 to 16; each costs a probe)
 OVER_BUDGET = 3.0  # a measurement stops when it has taken this many budgets (a slow call must not take minutes)
 REFERENCE_MIN = 3  # rounds in which the reference is timed at every point, at least
 REFERENCE_SHARE = 0.05  # after those, it is timed only while it has cost less than this share of the time spent
@@ -73,14 +74,16 @@ class Sizes:
 
     def __post_init__(self) -> None:
         for name in ("low", "high"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"sizes({self.low!r}, {self.high!r}): {name} must be a number")
+            problem = size_problem(getattr(self, name))
+            if problem:
+                raise ValueError(f"sizes({shown(self.low)}, {shown(self.high)}): {name} {problem}")
         if not 1 <= self.low < self.high:
             raise ValueError(f"sizes({self.low!r}, {self.high!r}) needs 1 <= low < high")
-        if self.count is not None and self.count < MIN_SIZES:
-            raise ValueError(f"sizes(..., count={self.count}) needs count >= {MIN_SIZES}: a model needs "
-                             f"{MIN_SIZES} sizes")
+        count = self.count
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or
+                                  not MIN_SIZES <= count <= MAX_GRID):
+            raise ValueError(f"sizes(..., count={shown(count)}) needs a whole number from {MIN_SIZES} (a model "
+                             f"needs {MIN_SIZES} sizes) to {MAX_GRID}")
         if len(self.grid()) < MIN_SIZES:
             raise ValueError(f"sizes({self.low!r}, {self.high!r}) holds only {len(self.grid())} whole numbers; "
                              f"a model needs {MIN_SIZES} sizes: widen the range")
@@ -507,13 +510,44 @@ def _no_wait() -> float:
     return 0.0
 
 
+def shown(value: object, limit: int = 60) -> str:
+    """`value` as a message quotes it: its repr, cut after `limit` characters; an integer beyond the range of floats
+    by its number of digits (Python refuses to write one of more than 4300 digits as text)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1024:
+        return f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits>"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(shown(item, limit) for item in value[:limit])
+        text = f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    else:
+        try:
+            text = repr(value)
+        except ValueError:  # an object whose text Python refuses to make
+            text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def size_problem(value: object) -> str:
+    """What is wrong with `value` as a size ("" when it is a positive finite number); a whole number too large for
+    a float (10**400) is refused here rather than overflowing later."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "is not a number"
+    try:
+        size = float(value)
+    except OverflowError:
+        return "is too large (sizes are floats, at most about 1.8e308)"
+    if not math.isfinite(size) or not size > 0:
+        return "is not a positive size"
+    return ""
+
+
 def _explicit(name: str, values: Sequence[int]) -> list[int]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise ValueError(f"{name}= must be scaling.sizes(low, high) or a list of sizes, not {values!r}")
+        raise ValueError(f"{name}= must be scaling.sizes(low, high) or a list of sizes, not {shown(values)}")
     checked = []
     for value in values:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or not math.isfinite(value):
-            raise ValueError(f"{name}={list(values)!r}: every size must be a positive number, not {value!r}")
+        if size_problem(value):
+            raise ValueError(f"{name}={shown(list(values))}: every size must be a positive number, not "
+                             f"{shown(value)}")
         checked.append(value)
     distinct = sorted(set(checked))
     if len(distinct) < 3:
@@ -534,10 +568,28 @@ class MetricError(ValueError):
 
 
 def _number(value: object, metric: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise MetricError(f"metric '{metric}' is the number the function returns, but it returned {value!r}: "
-                        f"return the count to model, or measure metric='time'")
-    return float(value)
+    """The value a measured function returned for a custom `metric`, as a finite float; a `MetricError` (which the
+    callers prefix with the test's id) for anything else, an integer beyond the range of floats included."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."  # a returned list can be long
+        raise MetricError(f"metric '{metric}' is the number the function returns, but it returned {shown}: "
+                          f"return the count to model, or measure metric='time'")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond about 1.8e308
+        number = math.inf
+    if not math.isfinite(number):
+        if isinstance(value, int):  # its digits, counted without converting it to text (which Python limits)
+            digits = max(1, int(abs(value).bit_length() * math.log10(2)))
+            digits += abs(value) >= 10**digits
+            what = f"an integer of {digits} digits"
+        else:
+            what = repr(value)
+        raise MetricError(f"metric '{metric}' is the number the function returns, but it returned {what}, which is "
+                          "not a finite floating-point number (at most about 1.8e308): return the count to model "
+                          "in a unit that keeps it finite, or measure metric='time'")
+    return number
 
 
 def _peak_memory(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> float:

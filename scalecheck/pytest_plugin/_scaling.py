@@ -21,7 +21,8 @@ from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Series
 from scalecheck.data.spec import format_growth
 from scalecheck.pytest_plugin._machine import MachineFactors, machine_factors
-from scalecheck.pytest_plugin._measure import MIN_SIZES, OVER_BUDGET, Measured, Measurer, Sizes
+from scalecheck.pytest_plugin._measure import MIN_SIZES, OVER_BUDGET, Measured, Measurer, Sizes, shown
+from scalecheck.text import visible
 
 TIME_RULE = {"tolerance": 1 / 8, "floor": 2.0}  # times: a failure needs an excess of 2x and (b / a)^(1/8)
 T = TypeVar("T")
@@ -33,7 +34,7 @@ HOPELESS = 1.5  # nor one whose rise is this many times short of a failure's (mo
 
 def _usage(message: str) -> NoReturn:
     """A misused fixture fails its test with one line, no traceback."""
-    pytest.fail(message, pytrace=False)
+    pytest.fail(visible(message), pytrace=False)  # it may quote the test's arguments
 
 
 def _or_usage(make: Callable[[], T], prefix: str) -> T:
@@ -208,6 +209,9 @@ class ScalingResult:
         the machine is at each size. A measurement that stopped over its budget is not judged (None, with a
         `ScalingInconclusiveWarning`; a failure under --scalecheck-strict).
         """
+        if not isinstance(bound, str):
+            _usage(f"scalecheck: assert_no_worse_than(bound) needs a growth text such as 'n log n', not "
+                   f"{shown(bound)}")
         growth = _or_usage(lambda: parse_growth(bound, self.measured.parameters),
                            f"scalecheck: invalid bound {bound!r}: ")
         settings = self._settings

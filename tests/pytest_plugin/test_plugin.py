@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import textwrap
 from importlib import metadata
@@ -142,25 +143,183 @@ def test_sum(n):
     run(pytester).assert_outcomes(passed=5)
 
 
-@pytest.mark.parametrize(("marker", "message"), [
-    ('max="n lg n", param="n"', "*test_bad.py::test_it?16?: invalid bound 'n lg n': cannot read 'n lg n': unknown "
-                                "word 'lg'*"),
-    ('max="m^2", param="n"', "*invalid bound 'm^2': cannot read 'm^2': unknown parameter 'm'; the parameters are n"),
-    ('max="n", param="size"', "*marked scalecheck(param='size') but not parametrized over 'size'*"),
-    ('"n"', "*write the marker as scalecheck(max='n log n', param='n')*"),
-])
-def test_marker_misuse_is_a_usage_error(pytester: pytest.Pytester, marker: str, message: str) -> None:
-    pytester.makepyfile(test_bad=f"""
-import pytest
+def _messages(result: pytest.RunResult) -> list[str]:
+    """The plugin's one-line messages in the output (each failure's, in the order pytest reports them)."""
+    return [line for line in result.stdout.lines if line.startswith("scalecheck: ")]
 
+
+MISUSED = {  # marker arguments -> the problem and fix its cases fail with
+    "bound": ('max="n lg n"', "scalecheck(max='n lg n'): invalid bound: cannot read 'n lg n': unknown word 'lg'; "
+                              "fix: write a growth such as 'p log p', 'n^2' or 'O(n log n)'"),
+    "parameter": ('max="m^2"', "scalecheck(max='m^2'): invalid bound: cannot read 'm^2': unknown parameter 'm'; the "
+                               "parameters are n; fix: write a growth in n, such as 'n log n'"),
+    "not_parametrized": ('max="n", param="size"', "scalecheck(param='size'): the test is not parametrized over "
+                                                  "'size'; fix: add @pytest.mark.parametrize('size', [...]) or name "
+                                                  "one of its parameters: n"),
+    "positional": ('"n"', "scalecheck('n'): positional arguments are not accepted; fix: write the marker as "
+                          "scalecheck(max='n log n', param='n')"),
+    "unknown": ('max="n", parm="n"', "scalecheck(parm='n'): unknown argument 'parm'; fix: did you mean 'param'?"),
+    "no_bound": ('param="n"', "scalecheck(param='n'): the bound max is missing; fix: write the marker as "
+                              "scalecheck(max='n log n', param='n')"),
+    "bound_type": ("max=2", "scalecheck(max=2): the bound must be a growth text; fix: write max='n log n' (or 'n', "
+                            "'n^2', 'O(p log p)')"),
+    "param_type": ('max="n", param=["n", "n"]', "scalecheck(param=['n', 'n']): must name the size parameter(s), each "
+                                                "once; fix: write param='n', or param=('p', 'n') for several"),
+    "budget": ('max="n", budget=float("inf")', "scalecheck(budget=inf): must be a positive number of seconds; fix: "
+                                               "write budget=2.0, or leave it out for --scalecheck-budget"),
+    "metric": ('max="n", metric=""', "scalecheck(metric=''): must be a name; fix: write metric='time', 'memory', or "
+                                     "a name for the number the test returns"),
+}
+
+
+def test_marker_misuse_fails_its_cases_alone(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_bad=COUNTS + "".join(f"""
 @pytest.mark.scalecheck({marker})
+@pytest.mark.parametrize("n", [16, 32])
+def test_{name}(n):
+    pass
+""" for name, (marker, _) in MISUSED.items()) + """
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
 @pytest.mark.parametrize("n", [16, 32, 64])
-def test_it(n):
+def test_good(n):
+    return linear(n)
+
+def test_unrelated():
     pass
 """)
     result = run(pytester)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(failed=2 * len(MISUSED), passed=4)
+    assert _messages(result) == [f"scalecheck: test_bad.py::test_{name}[{n}]: {message}"
+                                 for name, (_, message) in MISUSED.items() for n in (16, 32)]
+    assert "Traceback" not in result.stdout.str() and not result.stderr.lines
+
+
+BAD_SIZES = {  # a size -> what is wrong with it
+    "zero": ("0", "n=0 is not a positive size"),
+    "negative": ("-5", "n=-5 is not a positive size"),
+    "nan": ('float("nan")', "n=nan is not a positive size"),
+    "huge": ("10**400", "n=<an integer of about 401 digits> is too large (sizes are floats, at most about 1.8e308)"),
+    "text": ('"big"', "n='big' is not a number"),
+}
+
+
+def test_marker_bad_size_fails_that_case_and_the_others_run(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_sizes=COUNTS + "".join(f"""
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [{size}, 10, 20, 40])
+def test_{name}(n):
+    return linear(n)
+""" for name, (size, _) in BAD_SIZES.items()) + """
+def test_unrelated():
+    pass
+""")
+    result = run(pytester, "-v")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(failed=len(BAD_SIZES), passed=3 * len(BAD_SIZES) + 1)  # the other sizes: measured, asserted
+    result.stdout.fnmatch_lines([f"*::test_{name}?40? PASSED*" for name in BAD_SIZES], consecutive=False)
+    ids = {"zero": "0", "negative": "-5", "nan": "nan", "huge": "1" + "0" * 400, "text": "big"}
+    assert _messages(result) == [f"scalecheck: test_sizes.py::test_{name}[{ids[name]}]: scalecheck(param='n'): "
+                                 f"{problem}; fix: parametrize 'n' over positive sizes, e.g. [1000, 2000, 4000, 8000, "
+                                 "16000]" for name, (_, problem) in BAD_SIZES.items()]
+
+
+def test_marker_repeated_size_fails_the_repeat_and_counts_honestly(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_repeat=COUNTS + """
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [10, 10, 20])
+def test_two_sizes(n):
+    return linear(n)
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [10, 20, 20, 40])
+def test_three_sizes(n):
+    return linear(n)
+""")
+    result = run(pytester, "-v")
+    result.assert_outcomes(failed=3, passed=4)
+    result.stdout.fnmatch_lines(["*::test_three_sizes?40? PASSED*"])
+    fix = "fix: give each case its own size: remove the repeat from @pytest.mark.parametrize"
+    assert _messages(result) == [
+        "scalecheck: test_repeat.py::test_two_sizes[10_1]: scalecheck(param='n'): n=10 is given twice, also in "
+        f"test_repeat.py::test_two_sizes[10_0]; {fix}",
+        "scalecheck: test_repeat.py::test_two_sizes: 2 of its 2 case(s) measured; asserting a growth needs at least "
+        "3 sizes (better 5)",
+        "scalecheck: test_repeat.py::test_three_sizes[20_1]: scalecheck(param='n'): n=20 is given twice, also in "
+        f"test_repeat.py::test_three_sizes[20_0]; {fix}",
+    ]
+
+
+def test_marker_counts_failed_and_skipped_cases(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_counts=COUNTS + """
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [10, 20, 40, 80])
+def test_broken(n):
+    if n == 20:
+        raise RuntimeError("broken at 20")
+    if n == 40:
+        pytest.skip("not at 40")
+    return linear(n)
+""")
+    result = run(pytester)
+    result.assert_outcomes(failed=2, passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["scalecheck: test_counts.py::test_broken: 2 of its 4 case(s) measured (1 failed, 1 "
+                                 "did not run); asserting a growth needs at least 3 sizes (better 5)"])
+
+
+def test_marker_case_skipped_by_a_mark_is_left_out(pytester: pytest.Pytester) -> None:
+    # a skipped last case must not leave the group unjudged, nor a skipped case pass for another worker's
+    pytester.makepyfile(test_skips=COUNTS + """
+SIZES = [16, 32, 64, 128, 256]
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", SIZES + [pytest.param(512, marks=pytest.mark.skip)])
+def test_quadratic_last_skipped(n):
+    return quadratic(n)
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [16, 32, pytest.param(48, marks=pytest.mark.skipif(True, reason="no")), 64, 128])
+def test_linear_middle_skipped(n):
+    return linear(n)
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", SIZES)
+def test_quadratic_skips_in_its_last_body(n):
+    if n == SIZES[-1]:
+        pytest.skip("the largest size is skipped")
+    return quadratic(n)
+""")
+    result = run(pytester, "-v")
+    result.assert_outcomes(failed=2, passed=12, skipped=2)
+    result.stdout.fnmatch_lines(["*::test_quadratic_last_skipped?256? FAILED*",
+                                 "*::test_linear_middle_skipped?128? PASSED*",
+                                 "*::test_quadratic_skips_in_its_last_body?256? FAILED*"], consecutive=False)
+    result.stdout.fnmatch_lines(["scalecheck: test_skips.py::test_quadratic_last_skipped grows as n^2, faster than "
+                                 "the bound n"])
+    assert "pytest-xdist" not in result.stdout.str()
+
+
+def test_broken_settings_fail_the_plugins_tests_in_one_line(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".toml", pyproject="[tool.scalecheck]\nconfidnce = 0.9\n")
+    pytester.makepyfile(test_settings=COUNTS + """
+def test_fixture(scaling):
+    pass
+
+@pytest.mark.scalecheck(max="n", param="n", metric="operations")
+@pytest.mark.parametrize("n", [10, 20, 40])
+def test_marked(n):
+    return linear(n)
+
+def test_unrelated():
+    pass
+""")
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=3, errors=1)
+    message = (f"scalecheck: {pytester.path / 'pyproject.toml'}:2: [tool.scalecheck]: unknown key 'confidnce'; fix: "
+               "the keys here are measurements, format, store, data_branch, target, metrics, kernels, aggregate, "
+               "segmentation, search, gate, expectations")
+    assert _messages(result) == [message] * 4  # the fixture's setup error, then the three cases
+    assert "Traceback" not in result.stdout.str() and "UsageError" not in result.stdout.str()
 
 
 def test_invalid_bound_in_a_test_fails_it_in_one_line(pytester: pytest.Pytester) -> None:
@@ -185,6 +344,17 @@ def test_it(scaling):
     ("scaling.measure(lambda n: None, n=[1, 2, 3], metric='ops')",
      "scalecheck: test_measure_misuse.py::test_it: metric 'ops' is the number the function returns, but it "
      "returned None: return the count to model, or measure metric='time'"),
+    ("scaling.sizes(1, 10**5000)", "scalecheck: sizes(1, <an integer of about 5001 digits>): high is too large "
+                                   "(sizes are floats, at most about 1.8e308)"),
+    ("scaling.sizes(1, 100, count='8')", "scalecheck: sizes(..., count='8') needs a whole number from 5 (a model "
+                                         "needs 5 sizes) to 100"),
+    ("scaling.sizes(1, 10**6, count=10**9)", "scalecheck: sizes(..., count=1000000000) needs a whole number from 5 (a "
+                                             "model needs 5 sizes) to 100"),
+    ("scaling.measure(linear, n=[1, 2, 10**400])", "scalecheck: n=[1, 2, <an integer of about 401 digits>]: every "
+                                                   "size must be a positive number, not <an integer of about 401 "
+                                                   "digits>"),
+    ("scaling.measure(linear, n=[1, 2, 3], metric='ops').assert_no_worse_than(2)",
+     "scalecheck: assert_no_worse_than(bound) needs a growth text such as 'n log n', not 2"),
 ])
 def test_measure_misuse(pytester: pytest.Pytester, call: str, message: str) -> None:
     pytester.makepyfile(test_measure_misuse=COUNTS + f"""
@@ -193,7 +363,8 @@ def test_it(scaling):
 """)
     result = run(pytester)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([message])
+    assert _messages(result) == [message]
+    assert "Traceback" not in result.stdout.str()
 
 
 def test_save_writes_every_measurement(pytester: pytest.Pytester) -> None:
@@ -212,8 +383,8 @@ def test_c(n):
 """)
     result = run(pytester, "--scalecheck-save", "out/results.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # the folder does not exist
-    result.stderr.fnmatch_lines(["ERROR: --scalecheck-save out/results.json: folder * does not exist; create it or "
-                                 "choose another path"])
+    result.stderr.fnmatch_lines(["ERROR: --scalecheck-save out/results.json: folder * does not exist; fix: create it "
+                                 "or choose another path"])
     (pytester.path / "out").mkdir()
     result = run(pytester, "--scalecheck-save", "out/results.json")
     result.assert_outcomes(passed=5)
@@ -327,15 +498,51 @@ def test_quadratic(scaling):
     assert '<failure message="Failed: scalecheck: test_junit.py::test_quadratic grows as n^2, faster than the bound n' in xml
 
 
-def test_options_are_checked(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(("args", "ini", "message"), [
+    (["--scalecheck-budget", "-1"], "", "scalecheck: --scalecheck-budget = -1.0 must be a positive number of seconds; "
+                                        "fix: give e.g. --scalecheck-budget 2"),
+    (["--scalecheck-budget", "inf"], "", "scalecheck: --scalecheck-budget = inf must be a positive number of seconds; "
+                                         "fix: give e.g. --scalecheck-budget 2"),
+    (["--scalecheck-confidence", "nan"], "", "scalecheck: --scalecheck-confidence = nan must be a number in [0.5, 1); "
+                                             "fix: give e.g. --scalecheck-confidence 0.95"),
+    ([], "scalecheck_confidence = 2", "scalecheck: ini option scalecheck_confidence = 2.0 must be a number in "
+                                      "[0.5, 1); fix: write e.g. scalecheck_confidence = 0.95"),
+    ([], "scalecheck_confidence = high", "scalecheck: ini option scalecheck_confidence = 'high' must be a number in "
+                                         "[0.5, 1); fix: write e.g. scalecheck_confidence = 0.95"),
+    (["--scalecheck-save="], "", "--scalecheck-save is empty; fix: give a file name, e.g. --scalecheck-save "
+                                 "results.json (in CI: is the variable that names it set?)"),
+    (["--scalecheck-save", "."], "", "--scalecheck-save . is a folder; fix: give a file name such as scalecheck.json"),
+], ids=["budget", "budget_inf", "confidence_nan", "ini_confidence", "ini_text", "save_empty", "save_folder"])
+def test_options_are_checked(pytester: pytest.Pytester, args: list[str], ini: str, message: str) -> None:
     pytester.makepyfile("def test_nothing():\n    pass\n")
-    result = run(pytester, "--scalecheck-budget", "-1")
+    if ini:
+        pytester.makeini(f"[pytest]\n{ini}\n")
+    result = run(pytester, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: scalecheck: --scalecheck-budget = -1.0 must be a positive number of seconds"])
-    pytester.makeini("[pytest]\nscalecheck_confidence = 2\n")
-    result = run(pytester)
-    result.stderr.fnmatch_lines(["ERROR: scalecheck: ini option scalecheck_confidence = 2.0 must be a number in "
-                                 "[0.5, 1)"])
+    assert result.stderr.lines[0] == f"ERROR: {message}"
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_save_refuses_a_file_it_would_replace_by_another_kind(pytester: pytest.Pytester) -> None:
+    # the file is written by a rename: a device or a named pipe would be replaced, not written to
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    os.mkfifo(pytester.path / "pipe")
+    result = run(pytester, "--scalecheck-save", "pipe")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0] == ("ERROR: --scalecheck-save pipe is not a regular file; fix: give a file name such "
+                                      "as results.json")
+    assert (pytester.path / "pipe").is_fifo()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in a read-only folder")
+def test_save_into_a_folder_it_cannot_write_stops_before_the_tests(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    (pytester.path / "locked").mkdir(mode=0o555)
+    result = run(pytester, "--scalecheck-save", "locked/results.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0] == (f"ERROR: --scalecheck-save locked/results.json: cannot write in folder "
+                                      f"{pytester.path / 'locked'} (Permission denied); fix: choose a folder you can "
+                                      "write to")
 
 
 def test_inconclusive_passes_with_a_warning_or_fails_when_strict(pytester: pytest.Pytester) -> None:
@@ -386,13 +593,16 @@ def test_marked(n):
 
 @pytest.mark.wall_clock
 def test_a_slow_marked_case_stops_the_group_over_its_budget(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_slow_marked="""
+    calls = pytester.path / "calls.txt"
+    pytester.makepyfile(test_slow_marked=f"""
 import time
 import pytest
 
 @pytest.mark.scalecheck(max="n", param="n", budget=0.1)
 @pytest.mark.parametrize("n", [10, 20, 40, 80])
 def test_sleepy(n):
+    with open({str(calls)!r}, "a") as log:
+        log.write(f"{{n}}\\n")
     time.sleep(0.15)
 """)
     result = run(pytester)
@@ -401,4 +611,4 @@ def test_sleepy(n):
                                  "not judged: measuring took * s, more than 3x the budget of 0.1 s, and stopped after "
                                  "1 repetition(s) of the case n=10, which alone took 0.* s (its share of the budget: "
                                  "0.025 s); raise the budget*"])
-    assert result.duration < 2.0  # one call per case once over budget: 4 x 0.15 s, not 4 x (2 + 5) calls
+    assert calls.read_text().split() == ["10", "20", "40", "80"]  # one call per case once over budget, not 2 + 5
