@@ -2,8 +2,9 @@
 
 Every reader takes the text of a file and its source, the name that locations and errors give it: its path, or
 ``1a2b3c4:bench/r.json`` for a file read from git. `read_measurements` and `read_many` read files from disk once
-and hand their text on. Every reader builds its `Run` through `RunBuilder`, so that all formats reject the same bad
-value with the same message, and raises `InputError` naming the source, the 1-based line or the record, and the fix.
+and hand their text on. Every reader builds its `Run` through `RunBuilder` (as `LimitedRunBuilder`, which keeps the
+limits of `scalecheck.formats.limits`), so that all formats reject the same bad value with the same message, and
+raises `InputError` naming the source, the 1-based line or the record, and the fix.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from scalecheck.formats.extrap_json import read_extrap_json_text
 from scalecheck.formats.extrap_text import read_extrap_text_text
 from scalecheck.formats.jsonl import read_jsonl_text
 from scalecheck.formats.scalecheck_json import read_scalecheck_json_text
-from scalecheck.formats.source import check_not_empty, decode_text, read_text
+from scalecheck.formats.limits import MAX_FILE_BYTES, MAX_PARAMETERS, check_merged_cells
+from scalecheck.formats.source import check_not_empty, check_size, decode_text, read_text
 from scalecheck.formats.talpas import read_talpas_text
 from scalecheck.names import FORMAT_NAMES
 
@@ -34,8 +36,8 @@ FORMATS: dict[str, Callable[[str, Path], Run]] = {
     "talpas": read_talpas_text,
 }
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "decode_text", "detect_format", "detect_format_text", "read_many",
-           "read_measurements", "read_measurements_text"]
+__all__ = ["FORMATS", "FORMAT_NAMES", "MAX_FILE_BYTES", "MAX_PARAMETERS", "decode_text", "detect_format",
+           "detect_format_text", "read_many", "read_measurements", "read_measurements_text"]
 
 
 def read_measurements(path: Path, fmt: str | None = None) -> Run:
@@ -51,6 +53,7 @@ def read_measurements_text(text: str, source: str | Path, fmt: str | None = None
     _check_format(fmt)
     source = Path(source)
     check_not_empty(text, source)
+    check_size(text, source)
     return FORMATS[fmt or detect_format_text(text, source)](text, source)
 
 
@@ -58,7 +61,9 @@ def read_many(paths: Sequence[Path], fmt: str | None = None) -> Run:
     """Read several measurement files and merge them: the same (kernel, metric) gains the points of each file."""
     if not paths:
         raise InputError("no measurement files given", fix="name at least one measurement file")
-    return merge_runs([read_measurements(Path(path), fmt) for path in paths])
+    runs = [read_measurements(Path(path), fmt) for path in paths]
+    check_merged_cells(runs, [Path(path) for path in paths])
+    return merge_runs(runs)
 
 
 def _check_format(fmt: str | None) -> None:

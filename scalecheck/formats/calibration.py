@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,13 +46,15 @@ EVENT_KEYS = ("location", "operation", "p", "bytes", "time", "unit")
 CALIBRATION_EXAMPLE = '{"operation": "MPI_Send", "p": 8, "bytes": 1024, "times": [2.1e-05, 2.3e-05, 2.2e-05]}'
 EVENT_EXAMPLE = '{"location": "solver.c:311", "operation": "MPI_Send", "p": 8, "bytes": 1024, "time": 3.1e-05}'
 CALIBRATION_COLUMNS = "operation,p,bytes,time (unit and resolution optional)"
+CALIBRATION_SIZE_FIX = "keep a few hundred timings per operation and scale: about 200 give a stable t_max"
+EVENTS_SIZE_FIX = "record the events of fewer time steps or ranks: a representative sample shows the overhead"
 EVENT_COLUMNS = "location,operation,p,bytes,time (unit optional)"
 
 
 def read_calibration(path: Path, resolution: float | None = None) -> Calibration:
     """`read_calibration_text` of the file `path`, read once."""
     path = Path(path)
-    return read_calibration_text(read_text(path), path, resolution)
+    return read_calibration_text(read_text(path, split_fix=CALIBRATION_SIZE_FIX), path, resolution)
 
 
 def read_calibration_text(text: str, source: Path, resolution: float | None = None) -> Calibration:
@@ -84,7 +87,7 @@ def read_calibration_text(text: str, source: Path, resolution: float | None = No
 def read_events(path: Path) -> EventTrace:
     """`read_events_text` of the file `path`, read once."""
     path = Path(path)
-    return read_events_text(read_text(path), path)
+    return read_events_text(read_text(path, split_fix=EVENTS_SIZE_FIX), path)
 
 
 def read_events_text(text: str, source: Path) -> EventTrace:
@@ -269,15 +272,19 @@ def _checked(key: tuple[str, int, int], sample: _Sample, default: float | None) 
 
 def _check_grids(path: Path, samples: Sequence[CalibrationSample]) -> None:
     """Every operation needs a sample at each combination of its process counts and sizes."""
-    for operation in dict.fromkeys(s.operation for s in samples):
-        mine = [s for s in samples if s.operation == operation]
+    by_operation: dict[str, list[CalibrationSample]] = {}  # one pass: a trace may time thousands of operations
+    for sample in samples:
+        by_operation.setdefault(sample.operation, []).append(sample)
+    for operation, mine in by_operation.items():
         have = {(s.processes, s.size) for s in mine}
         counts = sorted({s.processes for s in mine})
         sizes = sorted({s.size for s in mine})
-        missing = [(p, b) for p in counts for b in sizes if (p, b) not in have]
-        if missing:
-            shown = ", ".join(f"(p={p}, bytes={b})" for p, b in missing[:4])
-            more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+        absent = len(counts) * len(sizes) - len(have)
+        if absent:
+            # the first few holes only: a sparse grid of many counts and sizes has millions
+            missing = list(itertools.islice(((p, b) for p in counts for b in sizes if (p, b) not in have), 4))
+            shown = ", ".join(f"(p={p}, bytes={b})" for p, b in missing)
+            more = f" and {absent - 4} more" if absent > 4 else ""
             raise InputError(f"the grid is incomplete: no sample at {shown}{more}",
                              where=Location(path, record=f"operation '{operation}'"),
                              fix=f"time {operation} at every combination of p in {_list(counts)} and bytes in "

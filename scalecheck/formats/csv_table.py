@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from pathlib import Path
 
 from scalecheck.data.measurement import Run, RunBuilder, number
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.limits import LimitedRunBuilder, check_parameter_count
 from scalecheck.formats.source import read_text
 
 KERNEL, METRIC, UNIT, VALUE = "kernel", "metric", "unit", "value"
@@ -37,7 +39,7 @@ def read_csv_table_text(text: str, source: Path) -> Run:
                 header = [cell.strip() for cell in row]
                 columns = _columns(source, header, reader.line_num)
                 roles = set(columns.values())
-                builder = RunBuilder([name for index, name in enumerate(header) if index not in roles], source)
+                builder = LimitedRunBuilder([name for index, name in enumerate(header) if index not in roles], source)
                 continue
             assert builder is not None
             _add_row(builder, header, columns, row, Location(source, reader.line_num))
@@ -55,11 +57,12 @@ def _columns(source: Path, header: list[str], line: int) -> dict[str, int]:
     if len(header) == 1 and any(sep in header[0] for sep in ";\t"):
         raise InputError("the header row has no commas", where=where,
                          fix="scalecheck reads comma-separated values; " + COLUMNS_FIX)
+    counts = Counter(header)  # not list.count per column: a header may have a million columns
     for index, name in enumerate(header):
         if not name:
             raise InputError(f"column {index + 1} has no name", where=where,
                              fix="name every column in the header row, or delete the empty column")
-        if header.count(name) > 1:
+        if counts[name] > 1:
             raise InputError(f"column '{name}' appears twice", where=where, fix="give every column its own name")
     if KERNEL in header and KERNEL_ALIAS in header:
         raise InputError("the header has both 'kernel' and 'callpath'", where=where,
@@ -72,6 +75,8 @@ def _columns(source: Path, header: list[str], line: int) -> dict[str, int]:
     if len(columns) == len(header):
         raise InputError("the header has no parameter column", where=where,
                          fix="add a column per parameter, e.g. kernel,p,value; " + COLUMNS_FIX)
+    check_parameter_count(len(header) - len(columns), where,
+                          fix="keep a column for each parameter that the measurements vary; " + COLUMNS_FIX)
     return columns
 
 

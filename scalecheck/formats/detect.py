@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from scalecheck.errors import InputError, Location
 from scalecheck.formats.extrap_text import KEYWORDS
-from scalecheck.formats.source import read_text
+from scalecheck.formats.source import decode_json, read_text
 from scalecheck.formats.talpas import talpas_to_json
 from scalecheck.names import FORMAT_NAMES
 
@@ -65,8 +64,8 @@ def _json_kind(text: str) -> str:
     if '"scalecheck"' not in text:
         return "extrap-json"  # cheap tests first: only unusual files pay for a second parse
     try:
-        doc = json.loads(text)
-    except ValueError:
+        doc = decode_json(text)
+    except (ValueError, RecursionError):
         return "scalecheck-json"  # its reader reports the syntax error with the line
     return "scalecheck-json" if isinstance(doc, dict) and "scalecheck" in doc else "extrap-json"
 
@@ -92,7 +91,7 @@ def _first_lines(text: str, count: int) -> list[str]:
 def _object(line: str) -> dict[str, object] | None:
     """`line` decoded as a JSON object, or None."""
     try:
-        obj = json.loads(line)
-    except ValueError:
+        obj = decode_json(line)
+    except (ValueError, RecursionError):  # the reader reports either with its line
         return None
     return obj if isinstance(obj, dict) else None

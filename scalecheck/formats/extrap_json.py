@@ -9,8 +9,9 @@ from typing import TypeVar
 
 from scalecheck.data.measurement import Run, RunBuilder, number
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.limits import LimitedRunBuilder
 from scalecheck.formats.scalecheck_json import check_keys, parameters_from, require
-from scalecheck.formats.source import line_of, lines_of_errors, load_json, read_text, type_name
+from scalecheck.formats.source import line_of, lines_of_errors, load_json, read_text, shown, type_name
 
 NEW_KEYS = ("parameters", "measurements")
 ENTRY_KEYS = ("point", "values")
@@ -48,7 +49,7 @@ def read_extrap_json_text(text: str, source: Path) -> Run:
 def _read_new(source: Path, text: str, doc: dict[str, object]) -> Run:
     """{"parameters": [names], "measurements": {callpath: {metric: [{"point": [...], "values": [...]}]}}}."""
     with lines_of_errors(text, ("parameters",)):
-        builder = RunBuilder(parameters_from(doc["parameters"], Location(source, record="parameters")), source)
+        builder = LimitedRunBuilder(parameters_from(doc["parameters"], Location(source, record="parameters")), source)
     by_callpath = doc["measurements"]
     if not isinstance(by_callpath, dict):
         raise InputError(f'"measurements" must be an object, got {type_name(by_callpath)}',
@@ -99,7 +100,7 @@ def _read_legacy(source: Path, text: str, doc: dict[str, object]) -> Run:
     parameter_ids = sorted(parameter_rows, key=_id_order)  # Extra-P orders parameters by id
     names = [parameter_rows[pid] for pid in parameter_ids]
     with lines_of_errors(text, ("parameters",)):
-        builder = RunBuilder(parameters_from(names, Location(source, record="parameters")), source)
+        builder = LimitedRunBuilder(parameters_from(names, Location(source, record="parameters")), source)
     callpaths = _table(source, text, doc, "callpaths", ("id", "name"), _name)
     metrics = _table(source, text, doc, "metrics", ("id", "name"), _name)
     points = _table(source, text, doc, "coordinates", ("id", "parameter_value_pairs"),
@@ -145,7 +146,7 @@ def _table(source: Path, text: str, doc: dict[str, object], section: str, keys: 
                 raise InputError(f"'id' must be a number, got {type_name(ident)}", where=where,
                                  fix="give every entry a distinct number as id")
             if ident in table:
-                raise InputError(f'id {json.dumps(ident)} appears twice in "{section}"', where=where,
+                raise InputError(f'id {shown(ident)} appears twice in "{section}"', where=where,
                                  fix="give every entry a distinct id")
             table[ident] = convert(row, where)
     return table
@@ -155,7 +156,7 @@ def _name(row: dict[str, object], where: Location) -> str:
     """The "name" of a legacy parameter, call path or metric entry."""
     name = row["name"]
     if not isinstance(name, str) or not name:
-        raise InputError(f"'name' must be a non-empty string, got {json.dumps(name)}", where=where,
+        raise InputError(f"'name' must be a non-empty string, got {shown(name)}", where=where,
                          fix='give the entry a name, e.g. "name": "main"')
     return name
 
@@ -175,12 +176,12 @@ def _coordinate(row: dict[str, object], where: Location, parameter_ids: list[obj
                              where=where, fix=example)
         pid = pair["parameter_id"]
         if isinstance(pid, (dict, list, bool)) or pid not in parameter_ids:
-            raise InputError(f"unknown parameter_id {json.dumps(pid)}", where=where,
+            raise InputError(f"unknown parameter_id {shown(pid)}", where=where,
                              fix=f'use the id of an entry in "parameters" ({_ids(parameter_ids)})')
         values[pid] = pair["parameter_value"]
     for pid, name in zip(parameter_ids, names):
         if pid not in values:
-            raise InputError(f"the coordinate lacks parameter '{name}' (id {json.dumps(pid)})", where=where,
+            raise InputError(f"the coordinate lacks parameter '{name}' (id {shown(pid)})", where=where,
                              fix="give the coordinate a value for every parameter")
     fix = "write each parameter_value as a number"
     return tuple(number(values[pid], f"parameter '{name}'", where, fix) for pid, name in zip(parameter_ids, names))
@@ -190,15 +191,15 @@ def _lookup(table: dict[object, T], row: dict[str, object], key: str, where: Loc
     """The entry that `row[key]` refers to, or an error naming the unknown id."""
     ident = require(row, key, where)
     if isinstance(ident, (dict, list, bool)) or ident not in table:
-        raise InputError(f"unknown {key} {json.dumps(ident)}", where=where,
+        raise InputError(f"unknown {key} {shown(ident)}", where=where,
                          fix=f"use the id of an entry in \"{section}\" ({_ids(list(table))})")
     return table[ident]
 
 
 def _ids(ids: list[object]) -> str:
     """A short list of the known ids for a fix."""
-    shown = ", ".join(json.dumps(i) for i in ids[:10])
-    return f"ids {shown}, ..." if len(ids) > 10 else f"ids {shown}"
+    listed = ", ".join(shown(i) for i in ids[:10])
+    return f"ids {listed}, ..." if len(ids) > 10 else f"ids {listed}"
 
 
 def _id_order(ident: object) -> tuple[int, float, str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from scalecheck.data.measurement import Run, RunBuilder, number
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.limits import LimitedRunBuilder, check_parameter_count
 from scalecheck.formats.source import read_text, split_lines
 
 KEYWORDS = ("PARAMETER", "POINTS", "METRIC", "REGION", "DATA")
@@ -35,8 +36,9 @@ def read_extrap_text_text(text: str, source: Path) -> Run:
         if not line or line.startswith("#"):
             continue  # only whole-line comments: a region name such as "Update #elements" keeps its '#'
         keyword, *tail = line.split(None, 1)
+        words = tail[0].split() if tail else []  # split once: a DATA line may hold a million values
         # Extra-P collapses runs of spaces and tabs, also inside region names; so do we, to name kernels alike
-        rest = " ".join(tail[0].split()) if tail else ""
+        rest = " ".join(words)
         where = Location(source, line_no)
         if keyword == "PARAMETER":
             if points:
@@ -65,8 +67,8 @@ def read_extrap_text_text(text: str, source: Path) -> Run:
                     f"more DATA lines than points: region '{region}' already has one for each of the "
                     f"{len(points)} point(s)", where=where, fix=_ORDER_FIX)
             if builder is None:
-                builder = RunBuilder(parameters, source)
-            builder.add(region, metric, points[next_point], rest.split(),
+                builder = LimitedRunBuilder(parameters, source)
+            builder.add(region, metric, points[next_point], words,
                         Location(source, line_no, f"region '{region}'"))
             next_point += 1
         else:
@@ -82,10 +84,13 @@ def _parameter_names(rest: str, known: list[str], where: Location) -> list[str]:
     names = rest.split()
     if not names:
         raise InputError("PARAMETER without a name", where=where, fix="write PARAMETER <name>, e.g. PARAMETER p")
-    for index, name in enumerate(names):
-        if name in known or name in names[:index]:
+    seen = set(known)  # a set: a line may list a million names
+    for name in names:
+        if name in seen:
             raise InputError(f"parameter '{name}' is declared twice", where=where,
                              fix="declare each parameter once")
+        seen.add(name)
+    check_parameter_count(len(known) + len(names), where)
     return names
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from scalecheck.data.measurement import Run, RunBuilder
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.limits import LimitedRunBuilder, check_parameter_count
 from scalecheck.formats.scalecheck_json import (
     Record,
     add_record,
@@ -48,7 +49,8 @@ def run_from_records(source: Path, records: Iterable[tuple[Location, Record]],
             # a point's key order is the only order a header-less file gives, so it becomes the parameter order
             parameters = declared if declared is not None else (
                 tuple(record.point) if isinstance(record.point, dict) else ())
-            builder = RunBuilder(parameters, source)
+            check_parameter_count(len(parameters), where)
+            builder = LimitedRunBuilder(parameters, source)
             builder.meta.update(meta)
         add_record(builder, record, where, declared=declared is not None, can_declare=can_declare)
     if builder is None:

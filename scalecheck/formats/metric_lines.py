@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 from scalecheck.data.measurement import is_time_metric
 from scalecheck.errors import InputError
+from scalecheck.formats.limits import MAX_FILE_BYTES, mib
+from scalecheck.formats.source import decode_json, shown
 
 METRIC_KEYS = ("kernel", "metric", "unit", "value", "values")
 METRIC_EXAMPLE = '{"kernel": "solve", "metric": "time", "unit": "s", "value": 0.12}'
@@ -41,9 +43,18 @@ class MetricLineError(InputError):
 
 
 def read_metric_lines(path: Path) -> list[MetricLine]:
-    """The lines of the metrics file `path` (which may be empty); the first bad line is a `MetricLineError`."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    return [parse_metric_line(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    """The lines of the metrics file `path` (which may be empty); the first bad line, or the line that takes the file
+    past `MAX_FILE_BYTES`, is a `MetricLineError`."""
+    with path.open("rb") as handle:
+        raw = handle.read(MAX_FILE_BYTES + 1)  # a runaway command may write without end
+    text = raw.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    if len(raw) > MAX_FILE_BYTES:
+        number = len(lines)
+        raise MetricLineError(f"the metrics file is larger than {mib(MAX_FILE_BYTES)}", number=number,
+                              text=lines[-1][:200],
+                              fix="report a few lines per run: one per kernel and metric, with all its values")
+    return [parse_metric_line(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
 
 
 def parse_metric_line(number: int, text: str) -> MetricLine:
@@ -53,9 +64,11 @@ def parse_metric_line(number: int, text: str) -> MetricLine:
         return MetricLineError(problem, number=number, text=text, **fix)
 
     try:
-        obj = json.loads(text)
+        obj = decode_json(text)  # a number too large for a float decodes as infinity, rejected below
     except json.JSONDecodeError as err:
         raise bad(f"not JSON: {err.msg} (column {err.colno})") from None
+    except RecursionError:
+        raise bad("not JSON: nested too deeply") from None
     if not isinstance(obj, dict):
         raise bad(f"expected a JSON object, got {type(obj).__name__}")
     for key in obj:
@@ -79,7 +92,7 @@ def parse_metric_line(number: int, text: str) -> MetricLine:
         raise bad("'values' must be a non-empty list of numbers")
     for value in raw:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise bad(f"{json.dumps(value)} is not a finite number")
+            raise bad(f"{shown(value)} is not a finite number")
     values = tuple(float(value) for value in raw)
     if is_time_metric(metric, unit) and min(values) < 0:
         raise bad(f"metric '{metric}' is a time but has a negative value {min(values):g}")

@@ -22,7 +22,6 @@ processes' and are left out of the clustering.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -32,9 +31,10 @@ import numpy as np
 from scalecheck.data.measurement import Run, RunBuilder
 from scalecheck.data.processes import Clustering, Pair, Process, ProcessSet
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.limits import MAX_PROCESSES, PROCESSES_FIX, check_process_count
 from scalecheck.formats.scalecheck_json import check_keys, check_version
-from scalecheck.formats.source import (check_not_empty, line_of, lines_of_errors, load_json, read_text, split_lines,
-                                      type_name)
+from scalecheck.formats.source import (check_not_empty, decode_json, line_of, lines_of_errors, load_json, read_text,
+                                      shown, split_lines, type_name)
 
 PROCESS_KEYS = ("id", "tag", "pairs", "paths")
 _PREFIX = re.compile(r"\[([^\[\]]*)\]\s*(.*)", re.DOTALL)  # "[rank 3] main->solve"
@@ -46,7 +46,7 @@ _PAIRS_FIX = ('give it "pairs": [["caller", "callee"], ...] or "paths": ["main->
 def read_processes(path: Path) -> ProcessSet:
     """`read_processes_text` of the file `path`, read once."""
     path = Path(path)
-    return read_processes_text(read_text(path), path)
+    return read_processes_text(read_text(path, split_fix=PROCESSES_FIX), path)
 
 
 def read_processes_text(text: str, source: Path) -> ProcessSet:
@@ -65,8 +65,8 @@ def read_processes_text(text: str, source: Path) -> ProcessSet:
             return _process_lines(source, body)
     elif lines[0].startswith("{"):
         try:
-            doc = json.loads(text)
-        except ValueError:
+            doc = decode_json(text)
+        except (ValueError, RecursionError):
             doc = None  # the measurement reader names the line of the syntax error
         if isinstance(doc, dict) and "processes" in doc:
             return _section(source, text, doc)
@@ -87,8 +87,8 @@ def read_processes_section_text(text: str, source: Path) -> ProcessSet | None:
     if '"processes"' not in text or not text.lstrip().startswith("{"):
         return None  # most measurement files: no second parse
     try:
-        doc = json.loads(text)
-    except ValueError:
+        doc = decode_json(text)
+    except (ValueError, RecursionError):
         return None  # not one JSON document (JSON Lines); the measurement reader has judged it already
     if not isinstance(doc, dict) or "processes" not in doc:
         return None
@@ -190,6 +190,7 @@ def _section(path: Path, text: str, doc: Mapping[str, object]) -> ProcessSet:
         shown = "an empty list" if section == [] else type_name(section)
         raise InputError(f'"processes" must be a non-empty list of processes, got {shown}', where=where,
                          fix='write "processes": [{"id": "rank 0", "paths": ["main->solve"]}, ...]')
+    check_process_count(len(section), where)
     first: dict[tuple[str, str], int] = {}
     out = []
     for index, obj in enumerate(section):
@@ -211,6 +212,8 @@ def _check_header(header: Mapping[str, object], where: Location) -> None:
 
 
 def _process_lines(path: Path, objects: Sequence[tuple[int, object]]) -> ProcessSet:
+    if len(objects) > MAX_PROCESSES:
+        check_process_count(len(objects), Location(path, objects[MAX_PROCESSES][0]))
     first: dict[tuple[str, str], int] = {}
     out = []
     for line, obj in objects:
@@ -308,11 +311,13 @@ def _objects(path: Path, text: str) -> Iterator[tuple[int, object]]:
 
 def _is_object(line: str) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
+        return isinstance(decode_json(line), dict)
+    except (ValueError, RecursionError):
         return False
 
 
 def _show(raw: object) -> str:
-    text = json.dumps(raw, ensure_ascii=False) if not isinstance(raw, (set, tuple)) else str(raw)
+    if not isinstance(raw, (set, tuple)):
+        return shown(raw)
+    text = str(raw)
     return text if len(text) <= 60 else text[:57] + "..."

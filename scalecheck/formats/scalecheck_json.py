@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 from scalecheck.data.measurement import Run, RunBuilder, number
 from scalecheck.errors import InputError, Location
-from scalecheck.formats.source import line_of, lines_of_errors, load_json, read_text, type_name
+from scalecheck.formats.limits import LimitedRunBuilder, check_parameter_count
+from scalecheck.formats.source import line_of, lines_of_errors, load_json, read_text, shown, type_name
 
 VERSION = 1
 SCALECHECK_KEYS = ("kernel", "metric", "unit", "point", "values", "value", "rounds")
@@ -57,7 +58,7 @@ def read_scalecheck_json_text(text: str, source: Path) -> Run:
             raise InputError(f"missing key '{key}'", where=Location(source),
                              fix=f'add "{key}" at the top level (see the scalecheck JSON format)')
     with lines_of_errors(text, ("parameters",)):
-        builder = RunBuilder(parameters_from(doc["parameters"], Location(source, record="parameters")), source)
+        builder = LimitedRunBuilder(parameters_from(doc["parameters"], Location(source, record="parameters")), source)
     if "meta" in doc:
         with lines_of_errors(text, ("meta",)):
             builder.meta.update(meta_from(doc["meta"], Location(source, record="meta")))
@@ -80,7 +81,7 @@ def check_version(version: object, where: Location) -> None:
         return
     newer = type(version) is int and version > VERSION
     raise InputError(
-        f"unsupported scalecheck format version {json.dumps(version)}; this scalecheck reads version {VERSION}",
+        f"unsupported scalecheck format version {shown(version)}; this scalecheck reads version {VERSION}",
         where=where,
         fix="upgrade scalecheck (pip install --upgrade scalecheck)" if newer
         else f'set "scalecheck": {VERSION}, the format version',
@@ -91,15 +92,20 @@ def parameters_from(raw: object, where: Location) -> tuple[str, ...]:
     """The declared parameter names: a non-empty list of distinct, non-empty strings."""
     fix = 'declare the parameters as a list of names, e.g. "parameters": ["p", "n"]'
     if not isinstance(raw, list) or not raw:
-        shown = "an empty list" if raw == [] else type_name(raw)
-        raise InputError(f'"parameters" must be a non-empty list of names, got {shown}', where=where, fix=fix)
+        got = "an empty list" if raw == [] else type_name(raw)
+        raise InputError(f'"parameters" must be a non-empty list of names, got {got}', where=where, fix=fix)
+    seen: set[str] = set()
+    duplicates: set[str] = set()  # a set, not list.count: a file may declare a million names
     for name in raw:
         if not isinstance(name, str) or not name.strip():
-            raise InputError(f"a parameter name must be a non-empty string, got {json.dumps(name)}",
+            raise InputError(f"a parameter name must be a non-empty string, got {shown(name)}",
                              where=where, fix=fix)
-    duplicates = sorted({name for name in raw if raw.count(name) > 1})
+        if name in seen:
+            duplicates.add(name)
+        seen.add(name)
     if duplicates:
-        raise InputError(f"parameter '{duplicates[0]}' is declared twice", where=where, fix=fix)
+        raise InputError(f"parameter '{min(duplicates)}' is declared twice", where=where, fix=fix)
+    check_parameter_count(len(raw), where)
     return tuple(raw)
 
 
@@ -108,7 +114,11 @@ def meta_from(raw: object, where: Location) -> dict[str, str]:
     if not isinstance(raw, dict):
         raise InputError(f'"meta" must be an object, got {type_name(raw)}', where=where,
                          fix='write metadata as an object, e.g. "meta": {"commit": "a1b2c3d"}')
-    return {key: value if isinstance(value, str) else json.dumps(value) for key, value in raw.items()}
+    try:
+        return {key: value if isinstance(value, str) else json.dumps(value) for key, value in raw.items()}
+    except RecursionError:  # the decoder had just enough stack for it, the encoder not
+        raise InputError('"meta" is nested too deeply', where=where,
+                         fix='keep metadata to names and values, e.g. "meta": {"machine": {"cores": 4}}') from None
 
 
 def record_from_object(obj: object, where: Location) -> Record:

@@ -1,4 +1,8 @@
-"""The text of a measurement file: reading it with user-facing errors, and JSON decoding that knows line numbers."""
+"""The text of a measurement file: reading it with user-facing errors, and JSON decoding that knows line numbers.
+
+A file larger than `MAX_FILE_BYTES` is refused before it is read whole; one that is a compressed file, an archive
+(a Score-P profile, an Extra-P experiment) or an executable is named for what it is.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +13,37 @@ from pathlib import Path
 from types import TracebackType
 
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.limits import MAX_FILE_BYTES, SPLIT_FIX, too_large
 
+_FLOAT_DIGITS = 308  # an integer of at most 308 characters is below 1.8e308, the largest float
 _WHITESPACE = re.compile(r"[ \t\n\r]*")  # JSON's own whitespace set, narrower than str.isspace
-_DECODER = json.JSONDecoder()  # stateless; raw_decode lets us step over values to find where a record starts
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # a string (skipped whole) or a bracket
+_DEEP = 100  # where a nesting that overflows the decoder is reported: scalecheck's formats nest a few levels
 
 
-def read_text(path: Path) -> str:
-    """The whole file as text, or an `InputError` saying why it cannot be (missing, directory, not UTF-8, empty)."""
+def _parse_int(digits: str) -> int | float:
+    """A JSON integer; one too large for a float becomes the float it rounds to (infinity), which the readers reject
+    as not finite, instead of an int that float() cannot convert or, past 4,300 digits, int() refuses to parse."""
+    return int(digits) if len(digits) <= _FLOAT_DIGITS else float(digits)
+
+
+# stateless; raw_decode lets us step over values to find where a record starts
+_DECODER = json.JSONDecoder(parse_int=_parse_int)
+
+
+def decode_json(text: str) -> object:
+    """`text` as one JSON value, every number a float or an int that converts to one. Raises `ValueError` for a
+    syntax error (`json.JSONDecodeError`) and `RecursionError` for a nesting deeper than the decoder's stack."""
+    return _DECODER.decode(text)
+
+
+def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES, split_fix: str = SPLIT_FIX) -> str:
+    """The whole file as text, or an `InputError` saying why it cannot be (missing, directory, larger than
+    `max_bytes`, binary, not UTF-8, empty); `split_fix` says how to make a file that is too large smaller."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            # at most one byte past the limit: a FIFO or a device has no size to check first
+            raw = handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise InputError("no such file", where=Location(path),
                          fix="check the path, or run the benchmark that writes this file first") from None
@@ -30,17 +56,24 @@ def read_text(path: Path) -> str:
     except OSError as err:
         raise InputError(f"cannot read the file: {err.strerror or err}", where=Location(path),
                          fix="check that the file exists and is readable") from None
-    return decode_text(raw, path)
+    return decode_text(raw, path, max_bytes, split_fix)
 
 
-def decode_text(raw: bytes, source: Path) -> str:
+def decode_text(raw: bytes, source: Path, max_bytes: int = MAX_FILE_BYTES, split_fix: str = SPLIT_FIX) -> str:
     """The bytes of the file `source` (a path, or a name such as ``1a2b3c4:bench/r.json``) as text, or an
-    `InputError` when they are not UTF-8 or hold nothing."""
+    `InputError` when they are more than `max_bytes`, binary, not UTF-8, or hold nothing."""
+    if len(raw) > max_bytes:
+        raise too_large(source, max_bytes, split_fix)
+    _check_text_bytes(raw, source)
     try:
         # utf-8-sig drops the byte-order mark that spreadsheet programs put at the start of CSV files
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
+        if _looks_binary(raw):
+            raise InputError(
+                f"this is binary data, not a text file (byte 0x{raw[err.start]:02x} at offset {err.start})",
+                where=Location(source), fix=_BINARY_FIX) from None
         raise InputError(
             f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x} at offset {err.start})",
             where=Location(source, line=line),
@@ -48,6 +81,76 @@ def decode_text(raw: bytes, source: Path) -> str:
         ) from None
     check_not_empty(text, source)
     return text
+
+
+def check_size(text: str, source: Path, max_bytes: int = MAX_FILE_BYTES, split_fix: str = SPLIT_FIX) -> None:
+    """An `InputError` when `text`, the content of `source`, takes more than `max_bytes` as UTF-8."""
+    # a character takes one to four bytes: only a text near the limit pays for encoding it
+    if len(text) > max_bytes // 4 and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise too_large(source, max_bytes, split_fix)
+
+
+# (how the file starts, what it is, how to get measurements out of it); checked before decoding, so that an archive
+# gets a message naming it instead of a suggestion to convert its encoding
+_SIGNATURES = (
+    (b"\x1f\x8b", "a gzip-compressed file", "decompress it first (gunzip FILE) and name the file inside"),
+    (b"BZh[1-9]1AY&SY", "a bzip2-compressed file", "decompress it first (bunzip2 FILE) and name the file inside"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file", "decompress it first (unxz FILE) and name the file inside"),
+    (b"\\(\xb5/\xfd", "a zstd-compressed file", "decompress it first (zstd -d FILE) and name the file inside"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first (7z x FILE) and name the measurement files"),
+    (b"PK\x03\x04", "a zip archive (an Extra-P .extra-p experiment is one)",
+     "extract the measurement files (unzip FILE) and name them; for an .extra-p experiment, name the Extra-P input "
+     "files it was made from"),
+    (b"PK\x05\x06", "an empty zip archive", "name the measurement files themselves"),
+    (b"(?s:.{257})ustar", "a tar archive (a Score-P .cubex profile is one)",
+     "scalecheck does not read CUBE profiles: write their values per call path and metric as scalecheck JSON, CSV or "
+     "an Extra-P input file (cube_dump prints them); for another tar archive, extract it (tar xf FILE) and name the "
+     "measurement files"),
+    (b"\x7fELF", "an executable program (ELF)", "name the file the benchmark writes, not the program"),
+)
+_SIGNATURE = re.compile(b"|".join(b"(%s)" % signature for signature, _, _ in _SIGNATURES))
+_BINARY_FIX = "check that this is a measurement file: scalecheck reads text (JSON, JSON Lines, CSV, Extra-P text)"
+_CONTROL = bytes(range(0x09)) + bytes(range(0x0e, 0x20)) + b"\x7f"  # C0 controls that text files do not hold
+
+
+def _check_text_bytes(raw: bytes, source: Path) -> None:
+    """An `InputError` naming what `raw` is when it is an archive, a compressed file, an executable, UTF-16/32 text or
+    other binary data (a NUL byte), rather than UTF-8 text."""
+    match = _SIGNATURE.match(raw)
+    if match is not None:
+        _, what, fix = _SIGNATURES[(match.lastindex or 1) - 1]  # each signature is one group
+        raise InputError(f"this is {what}, not a text file", where=Location(source), fix=fix)
+    if b"\x00" not in raw:
+        return
+    encoding = _utf16_or_32(raw)
+    if encoding:
+        raise InputError(f"the file is {encoding} text, not UTF-8", where=Location(source),
+                         fix=f"save the file as UTF-8 (for example `iconv -f {encoding} -t UTF-8 FILE`)")
+    offset = raw.index(b"\x00")
+    raise InputError(f"this is binary data, not a text file (a NUL byte at offset {offset})",
+                     where=Location(source, line=raw.count(b"\n", 0, offset) + 1), fix=_BINARY_FIX)
+
+
+def _utf16_or_32(raw: bytes) -> str:
+    """UTF-16 or UTF-32 when `raw` starts with their byte-order mark, or looks like ASCII text in UTF-16; else ''."""
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    head = raw[:256]
+    if len(head) >= 4 and len(head) % 2 == 0:
+        low, high = head[0::2], head[1::2]  # little-endian ASCII puts a NUL after every character
+        for chars, zeros in ((low, high), (high, low)):
+            if zeros.count(0) == len(zeros) and chars.isascii() and chars.count(0) == 0:
+                return "UTF-16"
+    return ""
+
+
+def _looks_binary(raw: bytes) -> bool:
+    """Whether `raw`, which is not UTF-8, is binary data rather than text in another encoding: control characters
+    make up more than 1% of its start, which Latin-1 or Windows-1252 text never has."""
+    head = raw[:8192]
+    return len(head.translate(None, _CONTROL)) < len(head) * 0.99
 
 
 def check_not_empty(text: str, source: Path) -> None:
@@ -66,7 +169,7 @@ def split_lines(text: str) -> list[str]:
 def load_json(path: Path, text: str, line_offset: int = 0) -> object:
     """Decode `text` as one JSON value; a syntax error becomes an `InputError` with its 1-based line."""
     try:
-        return json.loads(text)
+        return decode_json(text)
     except json.JSONDecodeError as err:
         raise InputError(
             f"not valid JSON: {err.msg} (column {err.colno})",
@@ -74,8 +177,35 @@ def load_json(path: Path, text: str, line_offset: int = 0) -> object:
             fix="correct the JSON syntax on this line (`python -m json.tool FILE` shows where it breaks)",
         ) from None
     except RecursionError:
-        raise InputError("not valid JSON: nested too deeply", where=Location(path),
-                         fix="check that this is a measurement file") from None
+        raise InputError("not valid JSON: nested too deeply", where=Location(path, line=_deep_line(text) + line_offset),
+                         fix="check that this is a measurement file: its objects and lists nest a few levels "
+                             "deep") from None
+
+
+def _deep_line(text: str) -> int:
+    """The 1-based line of `text` where its lists and objects first nest more than `_DEEP` levels (or line 1).
+
+    Only an error pays for this scan.
+    """
+    depth = 0
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > _DEEP:
+                return text.count("\n", 0, match.start()) + 1
+        elif token in ("]", "}"):
+            depth -= 1
+    return 1
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """`value` in JSON spelling, cut to `limit` characters, for a message; safe for any decoded value."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):  # a nesting too deep to write out again
+        text = type_name(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def type_name(value: object) -> str:
@@ -99,7 +229,7 @@ def line_of(text: str, keys: Sequence[str | int]) -> int | None:
             if pos < 0:
                 return None
         pos = _skip(text, pos)
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         return None
     return text.count("\n", 0, pos) + 1
 

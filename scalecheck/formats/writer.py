@@ -67,7 +67,7 @@ def _meta_value(text: str) -> object:
         return text
     try:
         value = json.loads(text, parse_constant=_not_finite, parse_float=_finite)
-    except ValueError:  # also a NaN or infinity (1e999 too): _dumps could not write it
+    except (ValueError, RecursionError):  # also a NaN or infinity (1e999 too): _dumps could not write it
         return text
     return value if isinstance(value, dict) else text
 

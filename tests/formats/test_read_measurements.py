@@ -143,8 +143,8 @@ def test_read_measurements_text_of_nothing_is_an_empty_file() -> None:
 def test_read_measurements_reads_the_file_once(make_file, monkeypatch: pytest.MonkeyPatch) -> None:
     path = make_file("r.out", "PARAMETER p\nPOINTS 2\nREGION r\nDATA 1.0\n")  # detected by its content
     reads: list[Path] = []
-    original = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or original(self))
+    original = Path.open
+    monkeypatch.setattr(Path, "open", lambda self, *args, **kw: reads.append(self) or original(self, *args, **kw))
     read_measurements(path)
     assert reads == [path]
 
