@@ -188,6 +188,14 @@ def test_corrupt_committed_file_is_an_input_error_naming_commit_and_path(git_rep
         store_of(repo, measurements=["bench/results.json"]).read("HEAD")
 
 
+def test_a_committed_file_past_the_size_limit_is_refused_before_it_is_read(git_repo: MakeRepo, store_of,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = git_repo([("commit", "c1", {"bench/results.json": native("solve") + " " * 100})])
+    monkeypatch.setattr("scalecheck.history.store.MAX_FILE_BYTES", 100)
+    with pytest.raises(InputError, match=rf"^{repo.commits['c1'][:7]}:bench/results\.json: the file is larger than "):
+        store_of(repo, measurements=["bench/results.json"]).read("HEAD")
+
+
 @pytest.mark.parametrize("data, message", [
     ("kernel,p,value\nl\xf6sen,2,1.0\n".encode("latin-1"), r"bench/r\.csv:2: the file is not UTF-8 text"),
     (b" \n", r"bench/r\.csv: the file is empty"),
