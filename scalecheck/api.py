@@ -43,7 +43,8 @@ from scalecheck.data.processes import Clustering, ProcessSet
 from scalecheck.data.verdict import Finding, Verdict
 from scalecheck.data.views import (CheckContext, HistoryEntry, KernelPlot, Plots, findings_by_kernel, kernel_plot,
                                    plot_grid, plot_side, report_order)
-from scalecheck.errors import ConfigError, HistoryError, InputError, Location, NoBaselineError
+from scalecheck.errors import (ConfigError, HistoryError, InputError, Location, ModelingError,
+                               NoBaselineError)
 from scalecheck.formats import read_many
 from scalecheck.formats.calibration import read_calibration, read_events
 from scalecheck.formats.paths import escape as escape_path
@@ -77,7 +78,14 @@ def fit_models(
     if not series:
         raise ConfigError(_nothing_selected(run, metrics, kernels),
                           fix="check --metric and --kernel against the names above")
-    return ModelTable(run.parameters, tuple(fit_kernels(series, options, segmentation)), target)
+    table = ModelTable(run.parameters, tuple(fit_kernels(series, options, segmentation)), target)
+    if target is None:
+        return table
+    where = ", ".join(f"{name}={value:g}" for name, value in target.items())
+    beyond = (f"its value at the target {where} is beyond the range of floating-point numbers (about 1.8e+308): "
+              "choose a smaller target")
+    return replace(table, models=tuple(replace(km, note="; ".join(filter(None, (km.note, beyond))))
+                                       if table.beyond_target(km) else km for km in table.models))
 
 
 @dataclass(frozen=True)
@@ -190,8 +198,10 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
         cand_label = "working tree, measured in this job"
         head = same_job.candidate_commit
     if base_run.series and base_run.parameters != cand_run.parameters:
-        raise InputError(f"the baseline's parameters ({', '.join(base_run.parameters)}) differ from the "
-                         f"candidate's ({', '.join(cand_run.parameters)})",
+        cand_file, base_file = _source(cand_run), _source(base_run)
+        raise InputError(f"the candidate's parameters ({', '.join(cand_run.parameters)}) differ from those of the "
+                         f"baseline {base_file or base_label} ({', '.join(base_run.parameters)})",
+                         where=Location(Path(cand_file)) if cand_file else None,
                          fix="compare measurements taken with the same parameters")
     cand_series = _selected(cand_run, config.metrics, config.kernels)
     base_series = _selected(base_run, config.metrics, config.kernels)
@@ -231,6 +241,12 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
                            held_reason=held, same_job=same_job.text() if same_job else "", notices=tuple(notices))
     checked = CheckResult(result, context, tuple(base_series), tuple(cand_series), config.fit_options())
     return replace(checked, plots=check_plots(checked, plots)) if plots else checked
+
+
+def _source(run: Run) -> str:
+    """The files `run` was read from, as their series name them ("" when none does)."""
+    paths = dict.fromkeys(str(s.source.path) for s in run.series if s.source is not None)
+    return ", ".join(paths)
 
 
 def _machines(base: Run, cand: Run, same_job: SameJob | None, has_baseline: bool) -> MachineMatch:
@@ -332,7 +348,16 @@ def _target(config: Config, run: Run) -> tuple[dict[str, float], str]:
         check_target(config.target, run.parameters)
         return dict(config.target), ""
     largest = np.max(np.vstack([s.points for s in run.series]), axis=0)
-    target = {name: float(TARGET_FACTOR * value) for name, value in zip(run.parameters, largest)}
+    with np.errstate(over="ignore"):
+        target = {name: float(TARGET_FACTOR * value) for name, value in zip(run.parameters, largest)}
+    for k, (name, value) in enumerate(target.items()):
+        if not np.isfinite(value):
+            top = max(run.series, key=lambda s: float(np.max(s.points[:, k])))
+            raise ModelingError(f"the default target, {TARGET_FACTOR:g}x the largest measured {name} "
+                                f"({largest[k]:g}), is beyond the range of floating-point numbers",
+                                where=top.source,
+                                fix=f"give the scale to predict at, e.g. --target {name}={largest[k]:g} (or target "
+                                    "in [tool.scalecheck])")
     return target, f"{TARGET_FACTOR:g}x the largest measured value; set target in [tool.scalecheck] or --target"
 
 

@@ -4,6 +4,7 @@ planted data, with the exact messages of the errors a user can get."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,9 +13,11 @@ import pytest
 
 from scalecheck.api import check, check_target, cluster, fit_models, overhead, parse_target
 from scalecheck.config import Config
+from scalecheck.core.search import FitOptions
 from scalecheck.data.measurement import Run
-from scalecheck.errors import ConfigError, NoBaselineError
+from scalecheck.errors import ConfigError, ModelingError, NoBaselineError
 from scalecheck.formats import read_many
+from scalecheck.report.model_table import render_json
 
 from .conftest import planted_series
 from .history.conftest import GitRepo, git_repo  # noqa: F401 - git_repo is the fixture
@@ -68,6 +71,35 @@ def test_fit_models_takes_a_run_and_recovers_a_planted_model(rng: np.random.Gene
     (km,) = table.models
     assert km.kernel == "sort" and km.model is not None and km.model.growth_text() == "n^2"
     assert table.prediction(km) == pytest.approx(3 + 0.002 * 4096**2, rel=0.05)
+
+
+def test_fit_models_json_of_a_refined_fractional_log_exponent_is_valid(rng: np.random.Generator) -> None:
+    """Search-space refinement can pick log2(p)^(3/2): the model JSON gives the exponent as a number."""
+    series = planted_series(lambda p: 5 + 2 * np.log2(p) ** 1.5, [[2.0**k] for k in range(1, 11)], rng, noise=0.01)
+    table = fit_models(Run(("p",), (series,)), options=FitOptions(refine=True))
+    model = json.loads(render_json(table))["models"][0]
+    assert model["formula"].endswith("* log2(p)^(3/2)")
+    assert model["terms"][0]["factors"] == [{"parameter": "p", "exponent": 0, "log_exponent": 1.5}]
+
+
+def test_fit_models_notes_a_prediction_beyond_the_floats_at_the_target(rng: np.random.Generator) -> None:
+    series = planted_series(lambda n: 3 + 0.002 * n**3, [[n] for n in (16, 32, 64, 128, 256, 512)], rng, noise=0.01,
+                            parameters=("n",))
+    table = fit_models(Run(("n",), (series,)), target={"n": 1e300})
+    (km,) = table.models
+    assert (table.prediction(km), table.beyond_target(km)) == (None, True)
+    assert km.note == ("its value at the target n=1e+300 is beyond the range of floating-point numbers (about "
+                       "1.8e+308): choose a smaller target")
+
+
+def test_check_names_the_file_whose_parameter_gives_no_finite_default_target(rng: np.random.Generator) -> None:
+    points = [[p] for p in (2.0, 4.0, 8.0, 16.0, 1e308)]
+    run = Run(("p",), (planted_series(lambda p: 1 + np.log2(p), points, rng, kernel="solve"),))
+    with pytest.raises(ModelingError) as info:
+        check(run, run, Config().with_overrides(bootstrap=20), env={})
+    assert info.value.problem == ("the default target, 4x the largest measured p (1e+308), is beyond the range of "
+                                  "floating-point numbers")
+    assert info.value.fix == "give the scale to predict at, e.g. --target p=1e+308 (or target in [tool.scalecheck])"
 
 
 def test_fit_models_of_a_run_equals_fit_models_of_its_file() -> None:

@@ -512,7 +512,7 @@ def test_corrupt_file_on_the_data_branch_names_branch_and_file(feature: GitRepo,
 def test_parameters_differ_between_baseline_and_candidate(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_run(files / "n.json", KERNELS, CAND_SEED, parameter="n")
     message = usage_error(cli(capsys, "check", "n.json", "--baseline", "base.json", *FAST))
-    assert message == "the baseline's parameters (p) differ from the candidate's (n)"
+    assert message == "n.json: the candidate's parameters (n) differ from those of the baseline base.json (p)"
 
 
 @pytest.mark.parametrize("settings, start", [

@@ -22,7 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from scalecheck.core.search import FitOptions, PointStats, criterion, decide, design, point_stats, score
+from scalecheck.core.search import (MAX_MAGNITUDE, FitOptions, PointStats, criterion, decide, design, point_stats,
+                                    score)
 from scalecheck.data.spec import Exponents, Factor, ModelSpec, Term
 
 STEPS = 2  # neighbours this many steps up and down the ordered building blocks
@@ -109,14 +110,18 @@ def capped(spec: ModelSpec, bound: Mapping[str, Exponents], parameters: Sequence
 
 
 def hypotheses(specs: Sequence[ModelSpec], points: np.ndarray, target: np.ndarray) -> list[ModelSpec]:
-    """The distinct specs, constant first, keeping only those defined at every point and at the target."""
+    """The distinct specs, constant first, keeping only those defined at every point and at the target.
+
+    A term that is finite at every point but beyond the range of floats at the target (p^3 at p = 1e200) is kept:
+    the class still describes the data, only its prediction there is infinite, which the comparison reports as
+    such, rather than choosing among the classes that happen to stay finite."""
     out = [ModelSpec()]
     with np.errstate(all="ignore"):
         for spec in dict.fromkeys(specs):
             if spec in out:
                 continue
             values = spec.basis(np.vstack([points, target[None]]))
-            if np.all(np.isfinite(values)):
+            if np.all(np.isfinite(values[:-1])) and not np.any(np.isnan(values[-1])):
                 out.append(spec)
     return out
 
@@ -193,8 +198,12 @@ def resample_rounds(values: np.ndarray, rounds: np.ndarray, count: int, rng: np.
 
 
 def jitter(fitted: np.ndarray, relative_sd: float, count: int, rng: np.random.Generator) -> np.ndarray:
-    """`count` parametric resamples (count, n, 1) of data without repetitions: the model plus its residual noise."""
-    return (fitted[None, :] * (1.0 + relative_sd * rng.standard_normal((count, fitted.size))))[..., None]
+    """`count` parametric resamples (count, n, 1) of data without repetitions: the model plus its residual noise,
+    kept within the magnitudes a fit handles (a model far off its data, with a relative spread of 1e80, would
+    otherwise draw values whose squares overflow)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        drawn = fitted[None, :] * (1.0 + relative_sd * rng.standard_normal((count, fitted.size)))
+    return np.clip(np.nan_to_num(drawn), -MAX_MAGNITUDE, MAX_MAGNITUDE)[..., None]
 
 
 def reselect(points: np.ndarray, samples: np.ndarray, specs: Sequence[ModelSpec], target: np.ndarray,
@@ -222,7 +231,8 @@ def reselect(points: np.ndarray, samples: np.ndarray, specs: Sequence[ModelSpec]
         scored = score(X, lead, stats, options)
         loo[members], wrss[members] = scored.loo, scored.wrss
         basis = np.stack([specs[int(h)].basis(target[None])[0] for h in members])  # (H_s, k)
-        at_target[members] = np.einsum("hk,hbk->hb", basis, scored.batch.coef)
+        with np.errstate(over="ignore", invalid="ignore"):  # a term beyond the range of floats at the target: inf
+            at_target[members] = np.einsum("hk,hbk->hb", basis, scored.batch.coef)
     total, sigma2 = criterion(loo, wrss, sizes, stats, options)
     best, _ = decide(loo, wrss, sizes, stats, options, (total, sigma2))
     return Resampled(tuple(specs), best, total, wrss, sigma2, stats.dof, at_target)

@@ -37,7 +37,6 @@ the behaviour at scale) and the same tests as the expectation check of `scaleche
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -50,7 +49,7 @@ from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.core.side import Side, fit_side, prepare_side, restricted_test
 from scalecheck.data.growth import exceeds
-from scalecheck.data.measurement import AGGREGATES, Series
+from scalecheck.data.measurement import AGGREGATES, Series, name_hash
 from scalecheck.data.outcome import FittedModel, KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec
 
@@ -122,7 +121,7 @@ def check_bound(series: Series, bound: Mapping[str, Exponents], options: FitOpti
     specs = neighbourhood(side.fitted.spec, options.building_blocks)
     specs.append(expectation_spec(bound, names))
     specs.append(capped(side.fitted.spec, bound, names))
-    rng = np.random.default_rng([settings.seed, zlib.crc32("\0".join((series.kernel, series.metric)).encode())])
+    rng = np.random.default_rng([settings.seed, name_hash(series.kernel, series.metric)])
     boot = fit_side(side, hypotheses(specs, side.points, far), far, options, settings.resamples, rng).resampled
     within = float(np.mean([not exceeds(g, bound) for g in boot.growth(names)]))
     factors = _at(series, side.points, machine)

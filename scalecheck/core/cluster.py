@@ -357,15 +357,16 @@ def _unmask(bits: int, pairs: list[Pair]) -> frozenset[Pair]:
 
 # --- process ranges ---------------------------------------------------------------------------------------------------
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = re.compile(r"([0-9]+)")  # ASCII digits: int() would read other scripts' digits as 0-9 and show them so
+_MAX_DIGITS = 18  # longer numbers in ids are kept as text: Python refuses to convert 4,300 digits and more
 
 
 def process_ranges(processes: Iterable[Process]) -> str:
     """The processes as compact ranges: `rank 1-3`, `rank 0-3 thread 1-2`, `rank 0,2,5-7`; tagged processes as
     `run1: rank 0-3; run2: rank 0`.
 
-    Numbers in ids are compressed field by field; ids without numbers, or with zero-padded numbers (`node007`),
-    are listed as they are.
+    Numbers in ids are compressed field by field; ids without numbers, or with zero-padded numbers (`node007`) or
+    numbers of more than 18 digits, are listed as they are.
     """
     by_tag: dict[str, list[str]] = {}
     for p in processes:
@@ -393,7 +394,7 @@ def _split_id(pid: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     texts = [""]
     numbers: list[int] = []
     for n, token in enumerate(_DIGITS.split(pid)):
-        if n % 2 == 1 and (token == "0" or not token.startswith("0")):
+        if n % 2 == 1 and (token == "0" or not token.startswith("0")) and len(token) <= _MAX_DIGITS:
             numbers.append(int(token))
             texts.append("")
         else:

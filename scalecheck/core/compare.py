@@ -35,6 +35,9 @@ kernel whose fitted growth did not rise, or that stays within its expectation, a
   (one-sided Welch t-tests of the logs per point, combined with Stouffer's method, or round against round), as a
   prediction: no model can say what the new trend does beyond them.
 - improvement: growth or prediction down with the same confidence; reported, never failing.
+- a kernel that a side's values put beyond the magnitudes a fit handles (status "out of range",
+  `search.out_of_range`) has no model to predict with, but its measured points are still compared with the other
+  side's (`measured.unmodeled_finding`), as a prediction: a slowdown by 1e300 times fails like any other.
 
 When a side's repetitions carry their rounds (two rounds or more), its bootstrap draws whole rounds
 (`bootstrap.resample_rounds`), so that the bounds carry the disagreement between rounds; and a prediction's
@@ -58,7 +61,7 @@ scale, measured, overhead.
 from __future__ import annotations
 
 import fnmatch
-import zlib
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -67,15 +70,15 @@ import numpy as np
 from scalecheck.core.bootstrap import (expectation_spec, hypotheses, jitter, neighbourhood, resample, reselect,
                                        residual_spread)
 from scalecheck.core.measured import (Key, SeriesPair, between_rounds, measured_findings, measured_round_findings,
-                                      overhead_findings, top_point_finding, top_segment_finding)
+                                      overhead_findings, top_point_finding, top_segment_finding, unmodeled_finding)
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.options import CompareOptions as CompareOptions  # re-exported: the comparison's options
 from scalecheck.core.pair import GrowthChange, KernelPair, Prediction, growth_change, predict_ratio, ratio_rise
-from scalecheck.core.search import FitOptions, design, point_stats, score
+from scalecheck.core.search import OUT_OF_RANGE, FitOptions, design, point_stats, score
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.core.side import SideFit, fit_side, prepare_side, restricted_test
 from scalecheck.data.growth import exceeds
-from scalecheck.data.measurement import Series
+from scalecheck.data.measurement import Series, name_hash
 from scalecheck.data.outcome import KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec, format_growth
 from scalecheck.data.verdict import Comparison, Finding, KernelComparison, PendingFinding
@@ -168,7 +171,7 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
     pending: list[PendingFinding] = []
     plain: list[Finding] = []
     for key in list(cand) + [k for k in base if k not in cand]:
-        rng = np.random.default_rng([settings.seed, zlib.crc32("\0".join(key).encode())])
+        rng = np.random.default_rng([settings.seed, name_hash(*key)])
         kernel = KernelInput(key=key, baseline=base.get(key), candidate=cand.get(key),
                              baseline_model=base_models.get(key), candidate_model=cand_models.get(key),
                              expected=next((e for e in expectations if fnmatch.fnmatchcase(key[0], e.pattern)), None))
@@ -198,9 +201,12 @@ def compare_kernel(kernel: KernelInput, setup: Setup, rng: np.random.Generator) 
             kernel=name, metric=metric, unit=unit, status="removed", baseline=base_model, expectation=text,
             note="measured in the baseline only"))
     if not cand_model.ok:
+        both = base_model is not None and base_model.status == OUT_OF_RANGE  # say why neither side has a model
         return KernelOutcome(comparison=KernelComparison(
             kernel=name, metric=metric, unit=unit, status="new" if base is None else "unmodeled", baseline=base_model,
-            candidate=cand_model, expectation=text, note=f"candidate: {cand_model.note}"))
+            candidate=cand_model, expectation=text,
+            note=f"candidate: {cand_model.note}" + (f"; baseline: {base_model.note}" if both and base_model else "")),
+            pending=_unmodeled(kernel, setup))
     c = prepare_side(cand, cand_model, setup.options)
     specs = neighbourhood(c.fitted.spec, setup.options.building_blocks)
     if kernel.expected is not None:
@@ -210,11 +216,11 @@ def compare_kernel(kernel: KernelInput, setup: Setup, rng: np.random.Generator) 
                                baseline=base_model, candidate=cand_model, expectation=text,
                                note="" if base_model is None else f"baseline: {base_model.note}")
         if kernel.expected is None:
-            return KernelOutcome(comparison=row)
+            return KernelOutcome(comparison=row, pending=_unmodeled(kernel, setup))
         alone = fit_side(c, hypotheses(specs, c.points, setup.target), setup.target, setup.options,
                          setup.settings.resamples, rng)
         found = expectation_finding(alone, kernel.expected, alone.resampled.specs, setup)
-        return KernelOutcome(comparison=row, pending=() if found is None else (found,))
+        return KernelOutcome(comparison=row, pending=(*_unmodeled(kernel, setup), *(() if found is None else (found,))))
     b = prepare_side(base, base_model, setup.options)
     specs += neighbourhood(b.fitted.spec, setup.options.building_blocks)
     union = tuple(hypotheses(specs, np.vstack([b.points, c.points]), setup.target))
@@ -226,8 +232,23 @@ def compare_kernel(kernel: KernelInput, setup: Setup, rng: np.random.Generator) 
     row = KernelComparison(kernel=name, metric=metric, unit=unit, status="compared", baseline=base_model,
                            candidate=cand_model, ratio=prediction.ratio, bound=prediction.bound,
                            upper=prediction.upper, growth_up=growth.up, growth_down=growth.down, expectation=text,
-                           basis=prediction.basis)
+                           basis=prediction.basis, note=prediction.note)
     return _findings(row, assessment, kernel.expected, setup)
+
+
+def _unmodeled(kernel: KernelInput, setup: Setup) -> tuple[PendingFinding, ...]:
+    """When a side's values are beyond what a model can be fitted to (`search.out_of_range`) and both commits
+    measured the kernel, the test of their measured points (`measured.unmodeled_finding`), as a prediction: a
+    slowdown by any factor, 1e300 times included, must fail the build like a predicted one."""
+    base, cand = kernel.baseline, kernel.candidate
+    models = {"baseline": kernel.baseline_model, "candidate": kernel.candidate_model}
+    beyond = [side for side, km in models.items() if km is not None and km.status == OUT_OF_RANGE]
+    if base is None or cand is None or not beyond:
+        return ()
+    whose = "'s and the ".join(beyond)
+    found = unmodeled_finding(SeriesPair(baseline=base, candidate=cand), setup.settings.threshold,
+                              f"the {whose}'s values are beyond the magnitudes a model can be fitted to")
+    return () if found is None else (found,)
 
 
 def _findings(row: KernelComparison, assessment: Assessment, expected: Expectation | None, setup: Setup
@@ -396,7 +417,7 @@ def prediction_band(series: Series, model: KernelModel, grid: np.ndarray, option
     as of the coefficients, growing with the distance of the extrapolation.
     """
     side = prepare_side(series, model, options)
-    rng = np.random.default_rng([seed, zlib.crc32("\0".join((series.kernel, series.metric)).encode())])
+    rng = np.random.default_rng([seed, name_hash(series.kernel, series.metric)])
     far = grid[np.argmax(np.sum(np.log(grid), axis=1))]
     specs = hypotheses(neighbourhood(side.fitted.spec, options.building_blocks), side.points, far)
     if side.values.shape[1] > 1:
@@ -411,7 +432,10 @@ def prediction_band(series: Series, model: KernelModel, grid: np.ndarray, option
         X, lead = design([specs[int(h)]], side.points)
         coef = score(X, lead, stats, options).batch.coef[0]  # (B, k)
         columns = chosen == h
-        curves[columns] = coef[columns] @ specs[int(h)].basis(grid).T
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond the range of floats far out: inf, not drawn
+            curves[columns] = coef[columns] @ specs[int(h)].basis(grid).T
     tail = (1 - confidence) / 2
-    low, high = np.nanquantile(curves, [tail, 1 - tail], axis=0)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a grid point where every curve overflowed: NaN
+        low, high = np.nanquantile(curves, [tail, 1 - tail], axis=0)
     return Band(grid=grid, model=side.fitted.predict(grid), low=low, high=high)

@@ -66,10 +66,14 @@ def fit_batch(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit:
         return BatchFit(*(np.concatenate([getattr(p, f) for p in parts], axis=1)
                           for f in ("coef", "fitted", "loo", "valid")))
     sw = np.sqrt(w)  # (K, n)
-    cols = np.moveaxis(X, 3, 0) * sw[None, None]  # (k, H, K, n): whitened columns
-    norms = np.sqrt(np.einsum("chkn,chkn->chk", cols, cols))  # (k, H, K)
-    valid = np.all(norms > 0, axis=0)
-    norms = np.where(norms > 0, norms, 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        cols = np.moveaxis(X, 3, 0) * sw[None, None]  # (k, H, K, n): whitened columns
+    norms = _norms(cols)  # (k, H, K); not finite where a column is not (p^3 at p = 1e120 overflows)
+    valid = np.all(np.isfinite(norms) & (norms > 0), axis=0)  # (H, K): such a term cannot be fitted
+    if not valid.all():
+        cols = np.where(valid[None, :, :, None], cols, 0.0)  # keep invalid fits finite and quiet
+        X = np.where(np.isfinite(X), X, 0.0)
+    norms = np.where(valid[None] & (norms > 0), norms, 1.0)
     cols /= norms[..., None]
     A = np.empty((k, k, H, K))
     for i in range(k):
@@ -81,7 +85,9 @@ def fit_batch(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit:
     b = np.einsum("chkn,kn->chk", cols, yw)  # (k, H, K)
     beta = np.einsum("ijhk,jhk->ihk", A_inv, b)
     coef = np.moveaxis(beta / norms, 0, 2)  # (H, K, k)
-    fitted = np.sum(X * coef[:, :, None, :], axis=3)  # (H, K, n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        fitted = np.sum(X * coef[:, :, None, :], axis=3)  # (H, K, n)
+    valid &= np.all(np.isfinite(fitted), axis=2)
     leverage = np.zeros((H, K, n))
     for i in range(k):
         for j in range(k):
@@ -91,6 +97,21 @@ def fit_batch(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit:
     with np.errstate(divide="ignore", invalid="ignore"):
         loo = np.where(defined, y[None] - (y[None] - fitted) / (1.0 - leverage), np.nan)
     return BatchFit(coef, fitted, loo, valid)
+
+
+def _norms(cols: np.ndarray) -> np.ndarray:
+    """Norms (k, H, K) of whitened columns (k, H, K, n), without overflow: a column whose squares overflow (p^3 at
+    p = 1e60) is scaled by its largest entry first. Not finite for a column with an entry that is not."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.sqrt(np.einsum("chkn,chkn->chk", cols, cols))
+    huge = ~np.isfinite(norms)
+    if huge.any():
+        big = cols[huge]  # (c, n)
+        with np.errstate(over="ignore", invalid="ignore"):
+            peak = np.max(np.abs(big), axis=-1)
+            safe = np.where((peak > 0) & np.isfinite(peak), peak, 1.0)
+            norms[huge] = peak * np.sqrt(np.sum((big / safe[:, None]) ** 2, axis=-1))
+    return np.asarray(norms)
 
 
 def _inverse(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

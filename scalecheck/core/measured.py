@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import math
 import warnings
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from scalecheck.core.exceedance import ExceedanceOptions, exceedance_tests
-from scalecheck.core.search import outliers
-from scalecheck.data.measurement import Series, is_time_metric
+from scalecheck.core.search import nan_median, out_of_range, outliers
+from scalecheck.data.measurement import Series, is_time_metric, name_hash
 from scalecheck.data.outcome import Segment
 from scalecheck.data.verdict import Finding, PendingFinding
 
 Key = tuple[str, str]  # (kernel, metric)
 LAST_SEGMENT = "the measured points of the last segment"  # the basis of `top_segment_finding`'s findings
+MEASURED_POINTS = "the measured points both commits share"  # the basis of `unmodeled_finding`'s findings
+_LARGEST_LOG = math.log(np.finfo(float).max)  # of the largest float: `ratio_of` caps a ratio there
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -69,11 +70,11 @@ def measured_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key
     from scipy import stats
 
     cells: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
-    ratios: list[list[float]] = [[] for _ in pairs]
+    ratios: list[list[float]] = [[] for _ in pairs]  # log ratios of the medians, per kernel
     for index, pair in enumerate(pairs):
         base, cand = pair.baseline, pair.candidate
         rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
-        base_median, cand_median = np.nanmedian(base.values, axis=1), np.nanmedian(cand.values, axis=1)
+        base_median, cand_median = nan_median(base.values), nan_median(cand.values)
         base_reps, cand_reps = base.repetitions, cand.repetitions
         for j, p in enumerate(cand.points.tolist()):
             i = rows.get(tuple(p))
@@ -82,7 +83,7 @@ def measured_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key
             b, c = base.values[i, : base_reps[i]], cand.values[j, : cand_reps[j]]  # NaN padding is at the end
             cells.setdefault((c.size, b.size), []).append((index, c, b))
             if base_median[i] > 0 and cand_median[j] > 0:
-                ratios[index].append(float(cand_median[j] / base_median[i]))
+                ratios[index].append(log_ratio(cand_median[j], base_median[i]))
     z_sums, counts = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=int)
     for group in cells.values():
         owners = np.array([g[0] for g in group])
@@ -95,7 +96,7 @@ def measured_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key
         if counts[index] == 0 or not ratios[index]:
             continue
         p_value = float(stats.norm.sf(z_sums[index] / math.sqrt(counts[index])))
-        effect = float(np.exp(np.mean(np.log(ratios[index]))))
+        effect = ratio_of(float(np.mean(ratios[index])))
         kernel, metric = pair.key
         finding = Finding(kernel=kernel, metric=metric, kind="measured",
                           message=f"{effect:.3g}x the baseline at the {counts[index]} measured point(s) both "
@@ -123,7 +124,7 @@ def measured_round_findings(pairs: Sequence[SeriesPair], threshold: float) -> di
         if levels_b.size < 2 or levels_c.size < 2:
             continue
         p_value = float(stats.mannwhitneyu(levels_c, levels_b, alternative="greater").pvalue)
-        effect = float(np.exp(np.mean(levels_c) - np.mean(levels_b)))
+        effect = ratio_of(float(np.mean(levels_c) - np.mean(levels_b)))
         kernel, metric = pair.key
         finding = Finding(kernel=kernel, metric=metric, kind="measured",
                           message=f"{effect:.3g}x the baseline at the {len(shared)} measured point(s) both commits "
@@ -146,13 +147,15 @@ def overhead_findings(pairs: Sequence[SeriesPair], options: ExceedanceOptions, s
         base, cand = pair.baseline, pair.candidate
         if not (is_time_metric(cand.metric, cand.unit) or is_time_metric(base.metric, base.unit)):
             continue  # t_max is a model of timings: t = t_min + positive errors
+        if out_of_range(base.values) or out_of_range(cand.values):
+            continue  # nor can a noise model be fitted to them; `unmodeled_finding` compares them
         rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
         points = [(base.values[rows[tuple(p)]], cand.values[j]) for j, p in enumerate(cand.points.tolist())
                   if tuple(p) in rows and base.repetitions[rows[tuple(p)]] >= options.min_baseline]
         if points:
             keys.append(pair.key)
             kernels.append(points)
-    rngs = [np.random.default_rng([seed, zlib.crc32("\0".join(key).encode()), 1]) for key in keys]
+    rngs = [np.random.default_rng([seed, name_hash(*key), 1]) for key in keys]
     out = {}
     for key, result in zip(keys, exceedance_tests(kernels, options, rngs)):
         if result is None:
@@ -207,6 +210,84 @@ def top_segment_finding(pair: SeriesPair, last: Segment, template: Finding, thre
     return PendingFinding(test="prediction", p_value=found.p_value, finding=finding, condition=found.condition)
 
 
+def unmodeled_finding(pair: SeriesPair, threshold: float, why: str) -> PendingFinding | None:
+    """The measured points of a kernel that cannot be modeled on one side (`why` says which; values beyond the
+    magnitudes a fit handles: `search.out_of_range`), compared with the other side's at the points both measured,
+    as a prediction: the measured ratio stands in for the predicted one, so that a slowdown by any factor fails
+    the build. None when no point both measured can be compared (values <= 0 have no ratio).
+
+    The test: for series measured in rounds, a Welch t-test of the rounds' levels (`_round_level_test`: unlike the
+    rank test of `measured_round_findings`, its p-value is not bounded below by the few rounds, so that a slowdown
+    of many orders of magnitude is found with two rounds a side); else `_level_test` (a Welch t-test of the logs
+    per point, combined), or, where no point has repetitions that vary on both sides, `_across_points`. The
+    condition: the geometric mean ratio beyond 1 + `threshold`.
+    """
+    if pair.in_rounds:
+        found = _round_level_test(pair, threshold)
+    else:
+        found = _level_test(pair, threshold) or _across_points(pair, threshold)
+    if found is None or found.finding.ratio is None:
+        return None
+    kernel, metric = pair.key
+    ratio, points = found.finding.ratio, len(pair.shared())
+    finding = Finding(kernel=kernel, metric=metric, kind="prediction", ratio=ratio,
+                      message=f"{ratio:.3g}x the baseline at the {points} measured point(s) both commits share, "
+                              f"compared as measured: {why}",
+                      evidence={"basis": MEASURED_POINTS, "points": points})
+    return PendingFinding(test="prediction", p_value=found.p_value, finding=finding, condition=found.condition)
+
+
+def _round_level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
+    """A one-sided Welch t-test that the candidate's round levels (`round_levels`) lie above the baseline's; with
+    no spread on either side, the difference is exact: p is 0 for a slowdown and 1 otherwise."""
+    from scipy import stats
+
+    shared = pair.shared()
+    if not shared:
+        return None
+    levels = round_levels(pair, shared)
+    b, c = levels.baseline, levels.candidate
+    if b.size < 2 or c.size < 2:
+        return None
+    difference = float(np.mean(c) - np.mean(b))
+    spread = math.sqrt(float(np.var(c, ddof=1)) / c.size + float(np.var(b, ddof=1)) / b.size)
+    if spread > 0:
+        with warnings.catch_warnings():  # levels that agree but for rounding: scipy warns, the p-value stands
+            warnings.simplefilter("ignore", RuntimeWarning)
+            p_value = float(stats.ttest_ind(c, b, equal_var=False, alternative="greater").pvalue)
+    else:
+        p_value = 0.0 if difference > 0 else 1.0
+    effect = ratio_of(difference)
+    kernel, metric = pair.key
+    return PendingFinding(test="measured", p_value=p_value,
+                          finding=Finding(kernel=kernel, metric=metric, kind="measured", message="", ratio=effect),
+                          condition=effect > 1 + threshold)
+
+
+def _across_points(pair: SeriesPair, threshold: float) -> PendingFinding | None:
+    """A one-sided t-test that the log ratio of the medians, over the points both measured (two or more with
+    positive medians), is above 0; for points whose repetitions do not vary (or without repetitions). When the
+    log ratios do not vary either, the ratio is exact: p is 0 for a slowdown and 1 otherwise."""
+    from scipy import stats
+
+    base, cand = pair.baseline, pair.candidate
+    b_median, c_median = nan_median(base.values), nan_median(cand.values)
+    logs = np.array([log_ratio(float(c_median[j]), float(b_median[i])) for i, j in pair.shared()
+                     if b_median[i] > 0 and c_median[j] > 0])
+    if logs.size < 2:
+        return None
+    mean, spread = float(np.mean(logs)), float(np.std(logs, ddof=1))
+    if spread > 0:
+        p_value = float(stats.t.sf(mean / (spread / math.sqrt(logs.size)), logs.size - 1))
+    else:
+        p_value = 0.0 if mean > 0 else 1.0
+    effect = ratio_of(mean)
+    kernel, metric = pair.key
+    return PendingFinding(test="measured", p_value=p_value,
+                          finding=Finding(kernel=kernel, metric=metric, kind="measured", message="", ratio=effect),
+                          condition=effect > 1 + threshold)
+
+
 def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, predicted: float | None = None
                       ) -> PendingFinding | None:
     """The largest scale both commits measured, compared point for point: a slowdown there beyond the threshold
@@ -253,7 +334,7 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
             return None
         logs[0].append(np.log(kb))
         logs[1].append(np.log(kc))
-        medians.append(float(np.log(np.median(c) / np.median(b))))
+        medians.append(log_ratio(float(nan_median(c)), float(nan_median(b))))
     dof = sum(x.size - 1 for side in logs for x in side)
     pooled = [sum(float(np.sum((x - x.mean()) ** 2)) for x in side) / sum(x.size - 1 for x in side) for side in logs]
     cells = [_Cell(log_median_ratio=medians[k], mean_log_ratio=float(logs[1][k].mean() - logs[0][k].mean()),
@@ -281,11 +362,11 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
         spread = math.sqrt(cells[top].variance + sum(cell.variance for cell in others) / len(others) ** 2)
         statistic = (cells[top].mean_log_ratio - below - margin / 2) / spread if spread > 0 else math.inf
         p_value = float(stats.t.sf(statistic, cells[top].dof))
-    ratio, rise = math.exp(cells[top].log_median_ratio), math.exp(cells[top].log_median_ratio - below_median)
+    ratio, rise = ratio_of(cells[top].log_median_ratio), ratio_of(cells[top].log_median_ratio - below_median)
     where = ", ".join(f"{name}={v:g}" for name, v in zip(cand.parameters, cand.points[j]))
     finding = replace(template, kind="prediction", ratio=ratio, bound=None,
                       message=f"{ratio:.3g}x the baseline at {where}, the largest scale both commits measured "
-                              f"({math.exp(below_median):.3g}x below it)",
+                              f"({ratio_of(below_median):.3g}x below it)",
                       evidence={**template.evidence, "basis": "the largest measured scale", "rise": round(rise, 4)})
     agrees = predicted is None or predicted > 1 + threshold
     return PendingFinding(test="top", p_value=p_value, finding=finding, condition=agrees)
@@ -317,14 +398,16 @@ def _level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
         b, c = base.values[i][~np.isnan(base.values[i])], cand.values[j][~np.isnan(cand.values[j])]
         if b.size < 2 or c.size < 2 or np.any(b <= 0) or np.any(c <= 0):
             continue
-        test = stats.ttest_ind(np.log(c), np.log(b), equal_var=False, alternative="greater")
+        with warnings.catch_warnings():  # repetitions that agree exactly (a count, a coarse timer): no spread, p NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            test = stats.ttest_ind(np.log(c), np.log(b), equal_var=False, alternative="greater")
         if np.isfinite(test.pvalue):
             z_scores.append(float(stats.norm.isf(np.clip(test.pvalue, 1e-300, 1.0))))
-            ratios.append(float(np.median(c) / np.median(b)))
+            ratios.append(log_ratio(float(nan_median(c)), float(nan_median(b))))
     if not z_scores:
         return None
     p_value = float(stats.norm.sf(sum(z_scores) / math.sqrt(len(z_scores))))
-    effect = float(np.exp(np.mean(np.log(ratios))))
+    effect = ratio_of(float(np.mean(ratios)))
     kernel, metric = pair.key
     return PendingFinding(test="measured", p_value=p_value,
                           finding=Finding(kernel=kernel, metric=metric, kind="measured", message="", ratio=effect),
@@ -339,16 +422,15 @@ def round_levels(pair: SeriesPair, shared: list[tuple[int, int]]) -> RoundLevels
     for series, column in ((pair.baseline, 0), (pair.candidate, 1)):
         rows = [point[column] for point in shared]
         sides.append((series.values[rows], series.rounds[rows] if series.rounds is not None else None))
-    pooled = np.nanmedian(np.hstack([sides[0][0], sides[1][0]]), axis=1)  # (k,) both sides' median per point
+    with np.errstate(divide="ignore", invalid="ignore"):  # a median <= 0 has no log: its point is left out below
+        pooled = np.log(nan_median(np.hstack([sides[0][0], sides[1][0]])))  # (k,) log of both sides' median
     levels = []
     for values, rounds in sides:
         assert rounds is not None
         per_round = []
         for number in np.unique(rounds[~np.isnan(rounds) & ~np.isnan(values)]):
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # a point this round did not measure
-                medians = np.nanmedian(np.where(rounds == number, values, np.nan), axis=1)
-                logs = np.log(medians / pooled)
+            with np.errstate(all="ignore"):  # a point this round did not measure: NaN; a value <= 0: no log
+                logs = np.log(nan_median(np.where(rounds == number, values, np.nan))) - pooled
             logs = logs[np.isfinite(logs)]
             if logs.size:
                 per_round.append(float(np.mean(logs)))
@@ -376,6 +458,17 @@ def between_rounds(pairs: Sequence[SeriesPair]) -> float:
             if side.size >= 2:
                 variances.append(float(np.var(side, ddof=1)))
     return float(np.mean(variances)) if variances else 0.0
+
+
+def log_ratio(candidate: float, baseline: float) -> float:
+    """log(candidate / baseline) of two positive values, without the ratio itself (which can overflow)."""
+    return float(math.log(candidate) - math.log(baseline))
+
+
+def ratio_of(log: float) -> float:
+    """exp(`log`), a ratio, capped at the largest float (a ratio beyond it, of values near 1e308 and 1e-308, is
+    shown as that largest float rather than as infinity)."""
+    return math.exp(min(log, _LARGEST_LOG))
 
 
 def _series_at(series: Series, rows: np.ndarray) -> Series:

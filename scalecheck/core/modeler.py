@@ -2,14 +2,17 @@
 
 Single-parameter series go through `search.select` directly, after `segment` has looked for change points (a
 segmented kernel gets one model per segment); several parameters go through the hierarchical search in `multi`.
-Series with too few distinct parameter values, or whose parameters only grow together, get a
-`KernelModel` that says why instead of a model, so that one bad kernel never stops the others. A model that
+Series with too few distinct parameter values, whose parameters only grow together, or whose values are beyond
+the magnitudes a fit handles (`search.out_of_range`: a square or an inverse square would overflow), get a
+`KernelModel` that says why instead of a model, so that one bad kernel never stops the others; so does a fit whose
+model is not finite everywhere (status "out of range": a model of infinities is no model). A model that
 contradicts its measured values (`adequacy.contradiction`: a significant rise it misses, or a misfit beyond the
 noise) keeps its place, with the contradiction appended to its note.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -18,8 +21,8 @@ import numpy as np
 from scalecheck.core.adequacy import contradictions, model_contradiction
 from scalecheck.core.fit import adjusted_r2, smape
 from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters
-from scalecheck.core.search import (Choice, FitOptions, PointStats, point_stats, refined_specs, select,
-                                    single_parameter_specs)
+from scalecheck.core.search import (OUT_OF_RANGE, Choice, FitOptions, PointStats, out_of_range, point_stats,
+                                    refined_specs, select, single_parameter_specs)
 from scalecheck.core.segment import Boundary, SegmentOptions, fit_range, segment_kernels
 from scalecheck.data.measurement import Series
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, Scores, Segment
@@ -37,6 +40,11 @@ def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
     results: list[KernelModel | None] = [None] * len(series)
     groups: dict[tuple[bytes, tuple[int, ...], tuple[str, ...]], list[int]] = {}
     for index, s in enumerate(series):
+        beyond = out_of_range(s.values)
+        if beyond:
+            results[index] = KernelModel(s.kernel, s.metric, s.unit, OUT_OF_RANGE, None, int(s.points.shape[0]),
+                                         float("nan"), beyond)
+            continue
         groups.setdefault((s.points.tobytes(), s.points.shape, s.parameters), []).append(index)
     for members in groups.values():
         first = series[members[0]]
@@ -58,8 +66,18 @@ def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
         if first.points.shape[1] == 1 and segmentation is not None:
             models = _segmented(group, stats, models, options, segmentation)
         for i, km in zip(members, _checked(group, models, options.aggregate)):
-            results[i] = km
+            results[i] = km if _finite(km) else KernelModel(
+                km.kernel, km.metric, km.unit, OUT_OF_RANGE, None, km.n_points, float("nan"),
+                "the fitted model is not a finite number at every measured point (the arithmetic of the fit "
+                "overflowed): check the measured values and parameter values for extreme magnitudes")
     return [km for km in results if km is not None]
+
+
+def _finite(km: KernelModel) -> bool:
+    """Every model of `km` (each segment's) has finite coefficients, in-sample values and scores."""
+    models = [seg.model for seg in km.segments] or ([km.model] if km.model is not None else [])
+    return all(np.all(np.isfinite(m.coefficients)) and math.isfinite(m.scores.smape)
+               and math.isfinite(m.scores.cv_smape) for m in models)
 
 
 def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel], options: FitOptions,

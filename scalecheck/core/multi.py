@@ -79,7 +79,8 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
             for k in used:
                 exists[row] &= index[k] >= 0
             for c, subset in enumerate(family, start=1):
-                X[row, :, :, c] = np.prod([stage_one[k][2][np.maximum(index[k], 0)] for k in subset], axis=0)
+                with np.errstate(over="ignore", invalid="ignore"):  # beyond the floats: not a valid fit (fit_batch)
+                    X[row, :, :, c] = np.prod([stage_one[k][2][np.maximum(index[k], 0)] for k in subset], axis=0)
                 lead[row, c] = not any(set(subset) < set(other) for other in family)
         scored = score(X, lead, stats, options, exists)
         loo[[1 + h for h in members]], wrss[[1 + h for h in members]] = scored.loo, scored.wrss

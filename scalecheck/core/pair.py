@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scalecheck.core.bootstrap import Resampled, common_choice
-from scalecheck.core.measured import Key, SeriesPair
+from scalecheck.core.measured import Key, SeriesPair, ratio_of
 from scalecheck.core.side import Side, SideFit
 from scalecheck.data.growth import exceeds
 from scalecheck.data.spec import Exponents, ModelSpec
@@ -66,6 +66,7 @@ class Prediction:
     upper: float | None
     p_value: float  # that the ratio exceeds 1 + threshold
     basis: str  # how both commits were predicted: each its own model, or one model class for both
+    note: str = ""  # why there is no ratio, when the reader should know (a prediction beyond the range of floats)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,14 +198,22 @@ def predict_ratio(pair: KernelPair, *, differs: bool, confidence: float, thresho
             columns = np.arange(joint.size)
             resampled_b, resampled_c = boot_b.predictions[joint, columns], boot_c.predictions[joint, columns]
             basis = f"both commits modeled as {specs[h].format(names)}"
+    if not (math.isfinite(at_b) and math.isfinite(at_c)):
+        beyond = [side for side, at in (("baseline", at_b), ("candidate", at_c)) if not math.isfinite(at)]
+        whose = f"the {beyond[0]}'s prediction there is" if len(beyond) == 1 else "both predictions there are"
+        return Prediction(ratio=None, bound=None, upper=None, p_value=1.0, basis=basis,
+                          note=f"no ratio at the target: {whose} beyond the range of floating-point numbers (choose "
+                               "a smaller target)")
     if not (at_b > 0 and at_c > 0):
         return Prediction(ratio=None, bound=None, upper=None, p_value=1.0, basis=basis)
+    ratio = at_c / at_b
+    estimate = math.log(ratio) if 0 < ratio < math.inf else math.log(at_c) - math.log(at_b)  # no overflow
     with np.errstate(all="ignore"):
         logs = np.log(resampled_c) - np.log(resampled_b)
     logs = logs[np.isfinite(logs)]
     if logs.size < max(2, resampled_b.size // 2):
-        return Prediction(ratio=at_c / at_b, bound=None, upper=None, p_value=1.0, basis=basis)
-    estimate = math.log(at_c / at_b)
+        return Prediction(ratio=ratio if 0 < ratio < math.inf else ratio_of(estimate), bound=None, upper=None,
+                          p_value=1.0, basis=basis)
     spread = tail_spreads(logs)
     rounds = _few_rounds(b, c)
     low, high = spread.below * rounds.factor, spread.above * rounds.factor
@@ -219,8 +228,8 @@ def predict_ratio(pair: KernelPair, *, differs: bool, confidence: float, thresho
         p_value = float(law.sf((estimate - margin) / low))
     else:
         p_value = 0.0 if estimate > margin else 1.0
-    return Prediction(ratio=math.exp(estimate), bound=math.exp(estimate - z * low), upper=math.exp(estimate + z * high),
-                      p_value=p_value, basis=basis)
+    return Prediction(ratio=ratio_of(estimate), bound=ratio_of(estimate - z * low),
+                      upper=ratio_of(estimate + z * high), p_value=p_value, basis=basis)
 
 
 def tail_spreads(logs: np.ndarray) -> Spread:

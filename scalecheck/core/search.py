@@ -55,6 +55,32 @@ _SHAMOS = 1.0 / (math.sqrt(2.0) * 0.6744897501960817)  # sigma from the median |
 _MAX_LAG = 8  # pairs of repetitions at lags 1..8: every pair up to 9 repetitions, O(8 r) pairs beyond
 # Croux and Rousseeuw (1992) small-sample factors of the MAD for 0..9 values (n / (n - 0.8) beyond).
 _MAD_SMALL = np.array([np.nan, np.nan, 1.196, 1.495, 1.363, 1.206, 1.200, 1.140, 1.129, 1.107])
+# The magnitudes a fit handles (`out_of_range`); a kernel beyond them gets status OUT_OF_RANGE and no model.
+OUT_OF_RANGE = "out of range"  # the status of a kernel whose values a model cannot be fitted to
+MAX_MAGNITUDE = 1e100  # the largest magnitude of a value a model is fitted to: its square is far from overflowing
+MIN_MAGNITUDE = 1e-100  # the smallest magnitude of a value other than 0: the inverse of its square is far from it too
+
+
+def out_of_range(values: np.ndarray) -> str:
+    """Why repetitions `values` (any shape, NaN-padded) are beyond the magnitudes a model can be fitted to, or "".
+
+    A fit weighs each value by its inverse square and sums squared residuals, also over a few points at a time
+    (the windows of segmentation), so every value must be 0 or of a magnitude within [`MIN_MAGNITUDE`,
+    `MAX_MAGNITUDE`]: then squares, their sums and their reciprocals stay far inside the range of floats. Measured
+    values rarely exceed 1e30 in any unit, so only data gone wrong, or a unit far too small or too large, is out.
+    """
+    present = np.abs(values[~np.isnan(values)])
+    largest = float(np.max(present)) if present.size else 0.0
+    if largest > MAX_MAGNITUDE:
+        return (f"the values reach {largest:.3g} in magnitude, beyond the {MAX_MAGNITUDE:g} a model can be fitted to "
+                "(its sums of squares would overflow): record them in a larger unit, or check what produced them")
+    nonzero = present[present > 0]
+    smallest = float(np.min(nonzero)) if nonzero.size else 0.0
+    if 0 < smallest < MIN_MAGNITUDE:
+        return (f"a value of magnitude {smallest:.3g} is below the {MIN_MAGNITUDE:g} a model can weigh (its weight, "
+                "the inverse square, would overflow): record the values in a smaller unit, or check what produced "
+                "them")
+    return ""
 
 
 def terms_allowed(n_points: int, max_terms: int) -> int:
@@ -176,16 +202,20 @@ def pair_differences(values: np.ndarray) -> np.ndarray:
 
 def nan_median(values: np.ndarray) -> np.ndarray:
     """Median over the last axis, NaN ignored (NaN where all are): by sorting, as np.nanmedian goes through masked
-    arrays and costs ten times as much on short axes."""
+    arrays and costs ten times as much on short axes. The two middle values are halved before they are added, so
+    that values near the largest float (1e308) do not overflow."""
     if values.shape[-1] == 0:
         return np.full(values.shape[:-1], np.nan)
     if not np.isnan(values).any():
-        return np.asarray(np.median(values, axis=-1))
+        with np.errstate(over="ignore", invalid="ignore"):
+            median = np.asarray(np.median(values, axis=-1))
+        if np.all(np.isfinite(median)):
+            return median
     ordered = np.sort(values, axis=-1)  # NaN last
     count = np.sum(~np.isnan(values), axis=-1)
     low = np.take_along_axis(ordered, np.maximum((count - 1) // 2, 0)[..., None], axis=-1)[..., 0]
     high = np.take_along_axis(ordered, np.minimum(count // 2, values.shape[-1] - 1)[..., None], axis=-1)[..., 0]
-    return np.asarray(np.where(count > 0, (low + high) / 2, np.nan))
+    return np.asarray(np.where(count > 0, low / 2 + high / 2, np.nan))
 
 
 def spread(differences: np.ndarray) -> np.ndarray:
@@ -396,8 +426,8 @@ def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOpti
         ok &= ~np.any(coef[..., 1:] <= 0, axis=2)
     if X.ndim == 3:
         X = X[:, None]
-    parts = np.abs(X[..., 1:] * coef[:, :, None, 1:])  # (H, K, n, k-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a term beyond floats: not valid anyway
+        parts = np.abs(X[..., 1:] * coef[:, :, None, 1:])  # (H, K, n, k-1)
         share = parts / np.abs(fitted)[..., None]
     share = np.where(np.isfinite(share), share, 0.0)
     return np.asarray(ok & np.all(share.max(axis=2) >= options.min_term_contribution, axis=2))

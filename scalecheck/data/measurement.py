@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,12 @@ from scalecheck.errors import InputError, Location
 AGGREGATES: dict[str, Callable[..., Any]] = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin}
 TIME_METRICS = frozenset({"time", "runtime", "wall_time", "walltime", "seconds", "duration", "elapsed"})
 _CALLPATH_SPLIT = re.compile(r"\s*->\s*")
+
+
+def name_hash(*names: str) -> int:
+    """CRC-32 of `names` joined by NUL, in UTF-8: the per-kernel part of a seed, so that a kernel's resamples do not
+    depend on the other kernels. A lone surrogate (JSON can carry one in a name) is encoded as its code point."""
+    return zlib.crc32("\0".join(names).encode("utf-8", "surrogatepass"))
 
 
 def is_time_metric(metric: str, unit: str = "") -> bool:
@@ -193,11 +200,13 @@ def merge_runs(runs: Sequence[Run]) -> Run:
     if len(runs) == 1:
         return runs[0]
     parameters = runs[0].parameters
+    first = _path(runs[0])
     for run in runs[1:]:
         if run.parameters != parameters:
-            where = run.series[0].source.path if run.series and run.series[0].source else None
+            where = _path(run)
             raise InputError(
-                f"parameters ({', '.join(run.parameters)}) differ from the first file's ({', '.join(parameters)})",
+                f"parameters ({', '.join(run.parameters)}) differ from the first file's ({', '.join(parameters)})"
+                + (f" in {first}" if first else ""),
                 where=Location(where) if where else None,
                 fix="model files with different parameters separately",
             )
@@ -214,6 +223,11 @@ def merge_runs(runs: Sequence[Run]) -> Run:
                             s.source or Location(Path("<merged>")), s.unit, rounds)
     merged = builder.build()
     return Run(parameters, tuple(_with_source(s, sources[(s.kernel, s.metric)]) for s in merged.series), merged.meta)
+
+
+def _path(run: Run) -> Path | None:
+    """The file `run` was read from, as its first series names it."""
+    return run.series[0].source.path if run.series and run.series[0].source else None
 
 
 def _with_source(series: Series, source: Location | None) -> Series:

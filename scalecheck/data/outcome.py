@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -43,10 +44,12 @@ class FittedModel:
         return float(self.coefficients[0])
 
     def predict(self, points: np.ndarray | Mapping[str, float]) -> np.ndarray:
-        """Model values at `points`: an array of shape (n, m) in `parameters` order, or one point as a mapping."""
+        """Model values at `points`: an array of shape (n, m) in `parameters` order, or one point as a mapping.
+        A value beyond the range of floats is inf or NaN (without a warning): the callers check."""
         if isinstance(points, Mapping):
             points = np.array([[float(points[name]) for name in self.parameters]])
-        return np.asarray(self.spec.basis(np.asarray(points, dtype=float)) @ self.coefficients)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(self.spec.basis(np.asarray(points, dtype=float)) @ self.coefficients)
 
     def growth(self) -> dict[str, Exponents]:
         """Lead-order (i, j) per parameter, e.g. {'p': (Fraction(3, 2), 1)}."""
@@ -73,7 +76,7 @@ class FittedModel:
                     "coefficient": float(coef),
                     "factors": [
                         {"parameter": self.parameters[f.param], "exponent": _exponent_value(f.exponent),
-                         "log_exponent": f.log_exponent}
+                         "log_exponent": _exponent_value(Fraction(f.log_exponent))}
                         for f in term.factors
                     ],
                 }
@@ -130,8 +133,9 @@ class Segment:
 class KernelModel:
     """The modeling outcome for one (kernel, metric): a model, or why there is none.
 
-    status is "ok", "insufficient" (too few distinct parameter values) or "inseparable" (parameters that only
-    grow together); `note` explains anything the user should know (a decreasing trend modeled as constant, ...).
+    status is "ok", "insufficient" (too few distinct parameter values), "inseparable" (parameters that only
+    grow together) or "out of range" (values beyond the magnitudes a fit handles, or a fit that overflowed);
+    `note` explains anything the user should know (a decreasing trend modeled as constant, ...).
     A segmented kernel has two or more `segments`; its `model` is the last segment's, the behaviour at scale, so
     predictions and growth describe what happens beyond the measured range.
     """
@@ -168,20 +172,31 @@ class ModelTable:
     target: Mapping[str, float] | None = None
 
     def prediction(self, km: KernelModel) -> float | None:
-        """The model's value at the target scale (None without a target or a model)."""
+        """The model's value at the target scale (None without a target or a model, or when the value is beyond
+        the range of floats: `beyond_target` says so)."""
+        value = self._at_target(km)
+        return value if value is not None and math.isfinite(value) else None
+
+    def beyond_target(self, km: KernelModel) -> bool:
+        """The model's value at the target is beyond the range of floats (p^3 at p = 1e200)."""
+        value = self._at_target(km)
+        return value is not None and not math.isfinite(value)
+
+    def _at_target(self, km: KernelModel) -> float | None:
         if self.target is None or km.model is None:
             return None
         return float(km.model.predict(self.target)[0])
 
     def ranked(self) -> list[KernelModel]:
-        """Models first, most expensive at the target (or fastest-growing without one); then kernels without one."""
+        """Models first, most expensive at the target (or fastest-growing without one; a value beyond the range of
+        floats first, one that is undefined last); then kernels without one."""
         def key(km: KernelModel) -> tuple[object, ...]:
             if km.model is None:
                 return (1, (), 0.0, km.kernel, km.metric)
             growth = sorted(km.model.growth().values(), reverse=True)
-            value = self.prediction(km)
+            value = self._at_target(km)
             if value is None:
                 return (0, tuple((-i, -Fraction(j)) for i, j in growth), -km.model.constant, km.kernel, km.metric)
-            return (0, (), -value, km.kernel, km.metric)
+            return (0, (), math.inf if math.isnan(value) else -value, km.kernel, km.metric)
 
         return sorted(self.models, key=key)

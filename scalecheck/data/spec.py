@@ -108,8 +108,12 @@ class ModelSpec:
         return 1 + max((f.param for t in self.terms for f in t.factors), default=0)
 
     def basis(self, points: np.ndarray) -> np.ndarray:
-        """Design matrix, shape (n, 1 + k): column 0 is ones, column k is term k at `points` (shape (n, m))."""
-        columns = [np.ones(points.shape[0])] + [term.evaluate(points) for term in self.terms]
+        """Design matrix, shape (n, 1 + k): column 0 is ones, column k is term k at `points` (shape (n, m)).
+
+        A value beyond the range of floats (p^3 at p = 1e200) is inf or NaN, without a warning: the callers treat a
+        term that is not finite at some point as undefined there."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            columns = [np.ones(points.shape[0])] + [term.evaluate(points) for term in self.terms]
         return np.stack(columns, axis=1)
 
     def lead_order(self, param: int) -> Exponents:

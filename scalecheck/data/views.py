@@ -120,7 +120,9 @@ def plot_grid(series: Series, target: Mapping[str, float] | None) -> tuple[int, 
     low, high = float(np.min(points[:, axis])), float(np.max(points[:, axis]))
     if target is not None:
         high = max(high, float(target[series.parameters[axis]]))
-    line = np.geomspace(low, high, GRID_POINTS) if low > 0 else np.linspace(low, high, GRID_POINTS)
+    with np.errstate(over="ignore", invalid="ignore"):  # near the largest float, a step can round beyond it
+        line = np.geomspace(low, high, GRID_POINTS) if low > 0 else np.linspace(low, high, GRID_POINTS)
+    line = np.clip(np.nan_to_num(line, nan=high), low, high)
     grid = np.tile(fixed, (GRID_POINTS, 1))
     grid[:, axis] = line
     if target is not None and points.shape[1] == 1:

@@ -38,7 +38,8 @@ def render_table(table: ModelTable) -> str:
                           for i, seg in enumerate(km.segments)]
         row = (km.kernel, km.metric, formula, f"{s.smape:.2f}", _fmt(s.ar2, ".4f"), km.model.growth_text())
         if target:
-            row += (f"{table.prediction(km):.4g}",)
+            prediction = table.prediction(km)
+            row += ("-" if prediction is None else f"{prediction:.4g}",)
         rows.append(row)
         if km.note:
             notes.append(f"{km.kernel} [{km.metric}]: {km.note}")

@@ -192,6 +192,8 @@ def test_a_lattice_over_its_node_cap_is_dropped() -> None:
     (["rank 3", "rank 0 thread 1", "io-server"], "io-server, rank 3, rank 0 thread 1"),
     (["node007", "node008"], "node007, node008"),
     (["0", "1", "2"], "0-2"),
+    (["rank 1", "rank 2", "rank 1" + "0" * 5000], "rank 1-2, rank 1" + "0" * 5000),  # beyond int(): as text
+    (["rank \u0663", "rank 3"], "rank 3, rank \u0663"),  # another script's digit stays as written
 ])
 def test_process_ranges(ids: list[str], text: str) -> None:
     assert process_ranges(Process(i, "", frozenset({("a", "b")})) for i in ids) == text

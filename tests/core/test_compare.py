@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from scalecheck.core.bootstrap import capped, neighbourhood, resample, resample_rounds
+from scalecheck.core.bootstrap import capped, hypotheses, neighbourhood, resample, resample_rounds
 from scalecheck.core.compare import CompareOptions, Expectation, KernelInput, Setup, compare, compare_kernel
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions
 from scalecheck.core.gate import verdict
-from scalecheck.data.measurement import Series
+from scalecheck.data.measurement import Series, name_hash
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, Factor, ModelSpec, Term
 from scalecheck.data.verdict import Finding
 
@@ -450,3 +451,20 @@ def test_a_flat_baseline_modeled_with_cancelling_terms_is_not_an_improvement_ove
     assert outcome.failed
     assert not [f for f in outcome.findings if f.kind == "improvement"]
     assert "prediction" in {f.kind for f in outcome.failures}
+
+
+def test_kernel_seeds_are_the_crc_of_the_name_and_take_lone_surrogates(rng: np.random.Generator) -> None:
+    assert name_hash("main->solve", "time") == zlib.crc32(b"main->solve\0time")  # verdicts keep their seeds
+    name = "lone\udfff"  # JSON can carry a lone surrogate in a kernel name
+    sides = [Series(name, "time", ("p",), P[:, None], (1 + P)[:, None] * (1 + 0.05 * rng.standard_normal((P.size, 3))))
+             for _ in range(2)]
+    result = compare([sides[0]], [sides[1]], {"p": 4096.0}, settings=CompareOptions(resamples=20))
+    assert [k.status for k in result.kernels] == ["compared"]
+
+
+def test_hypotheses_keep_a_class_beyond_the_floats_at_the_target_only() -> None:
+    points = np.array([[2.0], [4.0], [8.0]])
+    cube, root_log = (ModelSpec((Term((Factor(0, Fraction(3)),)),)),
+                      ModelSpec((Term((Factor(0, Fraction(1, 2), Fraction(1, 2)),)),)))
+    assert hypotheses([cube, root_log], points, np.array([1e300])) == [ModelSpec(), cube, root_log]
+    assert hypotheses([cube, root_log], points, np.array([0.5])) == [ModelSpec(), cube]  # log2(0.5)^(1/2): undefined

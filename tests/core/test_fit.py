@@ -68,3 +68,16 @@ def test_smape_and_adjusted_r2_closed_form() -> None:
     assert adjusted_r2(y, y, 1) == 1.0
     np.testing.assert_allclose(adjusted_r2(np.stack([y, y]), np.stack([fitted, y]), np.array([2, 1])),
                                [1 - (rss / 1) / (tss / 2), 1.0])
+
+
+def test_fit_batch_rejects_terms_beyond_the_floats_without_warnings() -> None:
+    x = 1e160 * np.array([1.0, 2, 4, 8, 16, 32])  # p^3 overflows, and so do the squares of p
+    ones = np.ones_like(x)
+    with np.errstate(over="ignore"):
+        X = np.stack([np.stack([ones, x**0.5], 1), np.stack([ones, x], 1), np.stack([ones, x**3], 1)])
+    y = (10 + 1e-160 * x)[None]
+    with np.errstate(all="raise"):
+        batch = fit_batch(X, y, 1 / y**2)
+    assert batch.valid[:, 0].tolist() == [True, True, False]
+    np.testing.assert_allclose(batch.coef[1, 0], [10, 1e-160], rtol=1e-9)
+    assert np.all(np.isfinite(batch.coef)) and np.all(np.isfinite(batch.fitted[:2]))

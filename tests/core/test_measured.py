@@ -10,7 +10,7 @@ import pytest
 from scalecheck.core.compare import CompareOptions, compare
 from scalecheck.core.gate import verdict
 from scalecheck.core.measured import (SeriesPair, between_rounds, measured_findings, measured_round_findings,
-                                      top_point_finding)
+                                      top_point_finding, unmodeled_finding)
 from scalecheck.data.measurement import Series
 from scalecheck.data.verdict import Finding
 
@@ -106,3 +106,43 @@ def test_the_largest_measured_scale_is_compared_point_for_point(rng: np.random.G
     outcome = verdict(compare([flat], [top], TARGET, settings=CompareOptions(resamples=60)))
     predictions = [f for f in outcome.failures if f.kind == "prediction"]
     assert [f.evidence["basis"] for f in predictions] == ["each commit's own model"]  # not repeated for the point
+
+
+def test_measured_findings_of_values_near_the_largest_float_stay_finite(rng: np.random.Generator) -> None:
+    base = series(lambda p: 1e-300 * (1 + p), rng)
+    cand = series(lambda p: 1e300 * (1 + p), rng)
+    with np.errstate(all="raise"):
+        found = measured_findings([SeriesPair(baseline=base, candidate=cand)], THRESHOLD)[("k", "time")]
+    assert found.condition and found.p_value < 1e-10
+    assert found.finding.ratio == pytest.approx(np.finfo(float).max)  # 1e600 is no float: capped, never inf
+
+
+@pytest.mark.parametrize("factor, failing", [(1e300, True), (1.0, False), (1e-300, False)],
+                         ids=["1e300x", "same", "1e-300x"])
+def test_unmodeled_finding_compares_the_measured_points(factor: float, failing: bool,
+                                                        rng: np.random.Generator) -> None:
+    base = series(lambda p: 1 + p, rng)
+    cand = series(lambda p: factor * (1 + p), rng)
+    found = unmodeled_finding(SeriesPair(baseline=base, candidate=cand), THRESHOLD, "the candidate's values are odd")
+    assert found is not None and found.test == "prediction" and found.finding.kind == "prediction"
+    assert (found.condition and found.p_value < 1e-10) == failing
+    assert found.finding.ratio == pytest.approx(factor, rel=0.1)
+    assert found.finding.evidence == {"basis": "the measured points both commits share", "points": P.size}
+
+
+def test_unmodeled_finding_of_exact_values_without_repetitions() -> None:
+    base = Series("k", "count", ("p",), P[:, None], (1 + P)[:, None])
+    cand = Series("k", "count", ("p",), P[:, None], 1e300 * (1 + P)[:, None])
+    found = unmodeled_finding(SeriesPair(baseline=base, candidate=cand), THRESHOLD, "why")
+    assert found is not None and found.condition and found.p_value < 1e-100  # the ratios agree across the points
+    assert found.finding.message == ("1e+300x the baseline at the 8 measured point(s) both commits share, compared "
+                                     "as measured: why")
+
+
+def test_compare_fails_a_candidate_whose_values_cannot_be_modeled(rng: np.random.Generator) -> None:
+    base = series(lambda p: 1 + p, rng)
+    cand = series(lambda p: 1e300 * (1 + p), rng)
+    result = verdict(compare([base], [cand], TARGET, settings=CompareOptions(resamples=20)))
+    assert result.failed and [f.kind for f in result.failures] == ["prediction"]
+    (row,) = result.comparison.kernels
+    assert (row.status, row.candidate is not None and row.candidate.status) == ("unmodeled", "out of range")

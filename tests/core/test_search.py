@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from scalecheck.core.modeler import fit_kernels
-from scalecheck.core.search import (FitOptions, outliers, pair_differences, point_stats, single_parameter_specs, spread,
-                                    terms_allowed)
+from scalecheck.core.search import (FitOptions, nan_median, out_of_range, outliers, pair_differences, point_stats,
+                                    single_parameter_specs, spread, terms_allowed)
 from scalecheck.data.measurement import Series
 from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS
 from tests.conftest import planted_series
@@ -206,3 +206,34 @@ def test_terms_are_positive_unless_decreasing_models_are_allowed(rng: np.random.
     series = [planted_series(truth, many, rng, noise=0.01, kernel=f"k{k}") for k in range(20)]
     for km in fit_kernels(series, segmentation=None):
         assert km.model is not None and np.all(km.model.coefficients[1:] > 0)
+
+
+def test_nan_median_of_values_near_the_largest_float_does_not_overflow() -> None:
+    values = np.array([[1e308, 1.7e308, np.nan, 1.6e308], [1e308, 1.7e308, 1.6e308, 1.5e308]])
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(nan_median(values), [1.6e308, 1.55e308])
+        assert nan_median(np.array([1.0, 3.0])) == 2.0
+
+
+@pytest.mark.parametrize("values, problem", [
+    ([0.0, 1e-100, 1e100], ""),
+    ([1.0, 2.0, 1.1e100], "the values reach 1.1e+100 in magnitude, beyond the 1e+100 a model can be fitted to (its "
+                          "sums of squares would overflow): record them in a larger unit, or check what produced them"),
+    ([-1e300, np.nan], "the values reach 1e+300 in magnitude, beyond the 1e+100 a model can be fitted to (its sums "
+                       "of squares would overflow): record them in a larger unit, or check what produced them"),
+    ([1.0, 5e-324], "a value of magnitude 4.94e-324 is below the 1e-100 a model can weigh (its weight, the inverse "
+                    "square, would overflow): record the values in a smaller unit, or check what produced them"),
+])
+def test_out_of_range_names_the_magnitude_a_fit_cannot_handle(values: list[float], problem: str) -> None:
+    assert out_of_range(np.array(values)) == problem
+
+
+def test_kernels_out_of_range_get_no_model_and_the_others_theirs(rng: np.random.Generator) -> None:
+    sizes = np.array([2.0, 4, 8, 16, 32, 64])
+    values = (10 + sizes)[:, None] * (1 + 0.01 * rng.standard_normal((6, 3)))
+    fine = Series("fine", "time", ("p",), sizes[:, None], values)
+    huge = Series("huge", "time", ("p",), sizes[:, None], values * 1e300)
+    with np.errstate(all="raise"):
+        models = fit_kernels([huge, fine])
+    assert [(m.kernel, m.status, m.ok) for m in models] == [("huge", "out of range", False), ("fine", "ok", True)]
+    assert models[1].model is not None and models[1].model.growth_text() == "p"
