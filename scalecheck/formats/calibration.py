@@ -266,8 +266,12 @@ def _checked(key: tuple[str, int, int], sample: _Sample, default: float | None) 
         raise InputError(f"all {len(times)} timings are equal ({times[0]:g} s): there is no noise to model",
                          where=where, fix="time with a finer timer, or check that every repetition was timed on its "
                                           "own")
-    return CalibrationSample(key[0], key[1], key[2], np.array(times),
-                             sample.resolution if sample.resolution is not None else default, where)
+    resolution = sample.resolution if sample.resolution is not None else default
+    if resolution is not None and resolution > max(times):
+        raise InputError(f"the timer resolution {resolution:g} s is larger than the largest timing {max(times):g} s",
+                         where=where, fix="give the timer's resolution, the smallest step it measures, in the "
+                                          "record's unit: a timer this coarse could not have measured these times")
+    return CalibrationSample(key[0], key[1], key[2], np.array(times), resolution, where)
 
 
 def _check_grids(path: Path, samples: Sequence[CalibrationSample]) -> None:

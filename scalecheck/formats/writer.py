@@ -88,4 +88,9 @@ def _coordinate(value: float) -> int | float:
 
 def _dumps(value: object) -> str:
     # allow_nan=False: a NaN or infinity here is a caller bug, and the reader would reject the file
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a name holding a lone surrogate (JSON's "\ud800"): UTF-8 has no bytes for it
+        return json.dumps(value, allow_nan=False)
+    return text

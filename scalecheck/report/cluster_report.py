@@ -113,7 +113,7 @@ def render_cluster_json(result: Clustering, source: str = "") -> str:
         "subsumes": [list(edge) for edge in result.subsumes],
         "similarity": [[round(float(v), 6) for v in row] for row in result.similarity],
     }
-    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(doc, indent=1) + "\n"  # ASCII escapes: a name may hold a lone surrogate
 
 
 def _group(g: Group) -> dict[str, object]:

@@ -136,7 +136,7 @@ def render_overhead_json(table: OverheadTable, context: OverheadContext) -> str:
         "operations": [_row(r) for r in table.operations],
         "profiles": [_profile(p) for p in table.profiles],
     }
-    return json.dumps(doc, indent=1, allow_nan=False, ensure_ascii=False) + "\n"
+    return json.dumps(doc, indent=1, allow_nan=False) + "\n"  # ASCII escapes: a name may hold a lone surrogate
 
 
 def _row(r: OverheadRow) -> dict[str, object]:

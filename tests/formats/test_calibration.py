@@ -69,6 +69,10 @@ def test_a_file_without_a_known_suffix_is_told_apart_by_its_first_character(make
 
 
 CALIBRATION_ERRORS = {
+    "coarse_resolution": (jsonl(sample(resolution=1e308)), "cal.jsonl:1: sample MPI_Send p=8 bytes=1024: the timer "
+                          "resolution 1e+308 s is larger than the largest timing 4.5 s; fix: give the timer's "
+                          "resolution, the smallest step it measures, in the record's unit: a timer this coarse could "
+                          "not have measured these times"),
     "too_few_values": (jsonl(sample(times=[1.0, 2.0, 3.0])), "cal.jsonl:1: sample MPI_Send p=8 bytes=1024: 3 "
                        "timing(s); a noise model needs at least 10; fix: time this operation at least 10 times at "
                        "this scale (about 200 give a stable t_max)"),

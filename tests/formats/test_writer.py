@@ -42,6 +42,16 @@ def test_dumps_run_round_trips_one_parameter_with_uneven_repetitions(tmp_path: P
     assert back.series[0].repetitions.tolist() == [3, 1, 2]
 
 
+def test_dumps_run_escapes_a_lone_surrogate_and_keeps_other_names_readable(tmp_path: Path) -> None:
+    """JSON can carry "\\ud800" (a metric line may), UTF-8 cannot: that file is written in ASCII escapes."""
+    run = Run(("p",), (Series("l\u00f6se\ud800", "time", ("p",), [[2], [4], [8]], [[1.0], [2.0], [4.0]]),))
+    text = dumps_run(run)
+    assert "\\ud800" in text and "\\u00f6" in text
+    _assert_same_series(_round_trip(run, tmp_path), run)
+    plain = Run(("p",), (Series("l\u00f6se", "time", ("p",), [[2], [4], [8]], [[1.0], [2.0], [4.0]]),))
+    assert "l\u00f6se" in dumps_run(plain)
+
+
 def test_dumps_run_round_trips_two_parameters_and_several_series(tmp_path: Path) -> None:
     solve = Series("main->solve", "time", ("p", "n"), [[8, 100], [16, 100], [16, 200.5]],
                    [[1.91, 1.95], [3.9, NAN], [7.25, 7.5]], unit="s")
