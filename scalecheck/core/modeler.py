@@ -20,7 +20,8 @@ import numpy as np
 
 from scalecheck.core.adequacy import contradictions, model_contradiction
 from scalecheck.core.fit import adjusted_r2, smape
-from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters
+from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters, most_parameters, \
+    search_plan
 from scalecheck.core.search import (OUT_OF_RANGE, Choice, FitOptions, PointStats, out_of_range, point_stats,
                                     refined_specs, select, single_parameter_specs)
 from scalecheck.core.segment import Boundary, SegmentOptions, fit_range, segment_kernels
@@ -158,6 +159,9 @@ def _unmodelable(points: np.ndarray, parameters: tuple[str, ...], options: FitOp
         if np.any(points[:, k] < 0):
             return ("insufficient", f"parameter {name} has negative values; performance models need parameter "
                     "values >= 0")
+    if len(parameters) > 1 and search_plan(len(parameters), options) is None:
+        return ("insufficient", f"{len(parameters)} parameters vary ({', '.join(parameters)}); scalecheck models "
+                f"at most {most_parameters()} together: model a subset, holding the others at one value (a file per value)")
     together = inseparable_parameters(points)
     if together:
         names = " and ".join(parameters[k] for k in together)

@@ -14,12 +14,50 @@ a + b + a*b has three positive coefficients, and no term of a sum cancels anothe
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
-from scalecheck.core.search import (Choice, FitOptions, PointStats, constant_test, decide, design, noise_and_penalty,
-                                    score, single_parameter_specs, terms_allowed)
+from scalecheck.core.search import (Choice, FitOptions, PointStats, Scored, constant_test, decide, design,
+                                    noise_and_penalty, score, single_parameter_specs, terms_allowed)
 from scalecheck.data.spec import ModelSpec, Term
+
+# Stage-2 hypotheses tried at most. Up to three parameters the full search fits (1,359 with three candidates per
+# parameter); from four on it grows combinatorially (137,388 at four, 46 million at five), so the search narrows as
+# Extra-P's does: one candidate per parameter first, then fewer compound terms. Seven or more parameters that vary
+# together do not fit even then, and are not modeled.
+SEARCH_BUDGET = 2_500
+CHUNK_VALUES = 2**21  # design-matrix values scored at once (16 MB, and a few times that for the fits)
+
+
+def most_parameters() -> int:
+    """The most parameters the narrowest search (one candidate each, two compound terms) models together: 6."""
+    return max(m for m in range(2, 17) if hypotheses(m, 1, 2) <= SEARCH_BUDGET)
+
+
+def search_plan(m: int, options: FitOptions) -> tuple[int, int] | None:
+    """(candidates per parameter, most compound terms) of the stage-2 search over `m` parameters, narrowed until it
+    tries at most `SEARCH_BUDGET` hypotheses; None when even one candidate and two terms try more."""
+    candidates = options.candidates_per_parameter
+    terms = max(3, m)  # every shape of two parameters (a + b + a*b), the additive model of m parameters
+    while hypotheses(m, candidates, terms) > SEARCH_BUDGET:
+        if candidates > 1:
+            candidates = 1
+        elif terms > 2:
+            terms -= 1
+        else:
+            return None
+    return candidates, terms
+
+
+def hypotheses(m: int, candidates: int, terms: int) -> int:
+    """How many stage-2 hypotheses the search over `m` parameters tries, counted without enumerating them: for each
+    subset of r parameters, candidates^r choices of terms times the families of at most `terms` products that
+    involve all r (by inclusion-exclusion over the parameters left out)."""
+    def covering(r: int, t: int) -> int:
+        return sum((-1) ** j * math.comb(r, j) * math.comb(2 ** (r - j) - 1, t) for j in range(r + 1))
+    return sum(math.comb(m, r) * candidates ** r * sum(covering(r, t) for t in range(1, terms + 1))
+               for r in range(1, m + 1))
 
 
 def lines(points: np.ndarray, param: int, min_values: int) -> list[np.ndarray]:
@@ -50,15 +88,19 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
     """
     n, m = points.shape
     K = stats.y.shape[0]
+    plan = search_plan(m, options)
+    if plan is None:
+        raise ValueError(f"{m} parameters are more than the multi-parameter search models (see search_plan)")
+    candidates, most_terms = plan
     stage_one = [_candidates(points, k, stats, options) for k in range(m)]
-    # At most max(3, m) compound terms: every sum-and-product shape of two parameters (up to a + b + a*b), the
-    # additive model of m parameters; more only overfits 25-odd points and grows the search combinatorially.
-    max_terms = min(terms_allowed(n, options.max_terms * m), max(3, m))
+    # At most max(3, m) compound terms (fewer when the search narrows): every sum-and-product shape of two
+    # parameters (up to a + b + a*b), the additive model of m parameters; more only overfits 25-odd points.
+    max_terms = min(terms_allowed(n, options.max_terms * m), most_terms)
     rows: list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...], tuple[int, ...]]] = []
     for r in range(1, m + 1):
         for used in itertools.combinations(range(m), r):
             for family in _shapes(used, max_terms):
-                for digits in itertools.product(range(options.candidates_per_parameter), repeat=r):
+                for digits in itertools.product(range(candidates), repeat=r):
                     rows.append((used, family, digits))
     by_size: dict[int, list[int]] = {}
     for h, (_, family, _) in enumerate(rows):
@@ -67,26 +109,20 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
     wrss = np.full((1 + len(rows), K), np.inf)
     constant = score(np.ones((1, n, 1)), np.zeros((1, 1), dtype=bool), stats, options)
     loo[0], wrss[0] = constant.loo[0], constant.wrss[0]
-    fits = {0: ([0], constant.batch)}
+    # Scored in chunks of about CHUNK_VALUES design values, keeping only the scores: the fits are made again for
+    # the hypotheses that win, so memory does not grow with the number of hypotheses.
     for size, members in by_size.items():
-        X = np.empty((len(members), K, n, 1 + size))
-        X[..., 0] = 1.0
-        lead = np.zeros((len(members), 1 + size), dtype=bool)
-        exists = np.ones((len(members), K), dtype=bool)
-        for row, h in enumerate(members):
-            used, family, digits = rows[h]
-            index = {k: stage_one[k][0][:, d] for k, d in zip(used, digits)}  # (K,) candidate per parameter
-            for k in used:
-                exists[row] &= index[k] >= 0
-            for c, subset in enumerate(family, start=1):
-                with np.errstate(over="ignore", invalid="ignore"):  # beyond the floats: not a valid fit (fit_batch)
-                    X[row, :, :, c] = np.prod([stage_one[k][2][np.maximum(index[k], 0)] for k in subset], axis=0)
-                lead[row, c] = not any(set(subset) < set(other) for other in family)
-        scored = score(X, lead, stats, options, exists)
-        loo[[1 + h for h in members]], wrss[[1 + h for h in members]] = scored.loo, scored.wrss
-        fits[size] = ([1 + h for h in members], scored.batch)
+        step = max(1, CHUNK_VALUES // (K * n * (1 + size)))
+        for start in range(0, len(members), step):
+            chunk = members[start:start + step]
+            scored = _score_rows(chunk, rows, stage_one, stats, options)
+            loo[[1 + h for h in chunk]], wrss[[1 + h for h in chunk]] = scored.loo, scored.wrss
     sizes = np.array([0] + [len(family) for _, family, _ in rows])
     best, fallback = decide(loo, wrss, sizes, stats, options)
+    fits = {0: ([0], constant.batch)}
+    for size in {int(sizes[h]) for h in best if h}:
+        winners = sorted({int(h) for h in best if h and sizes[h] == size})
+        fits[size] = (winners, _score_rows([h - 1 for h in winners], rows, stage_one, stats, options).batch)
     choices = []
     for kernel, h in enumerate(best):
         members, batch = fits[int(sizes[h])]
@@ -99,6 +135,28 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
         choices.append(Choice(spec, batch.coef[local, kernel], batch.fitted[local, kernel], batch.loo[local, kernel],
                               bool(fallback[kernel])))
     return choices
+
+
+def _score_rows(members: list[int], rows: list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...], tuple[int, ...]]],
+                stage_one: list[tuple[np.ndarray, list[Term], np.ndarray]], stats: PointStats,
+                options: FitOptions) -> Scored:
+    """Fit and score the stage-2 hypotheses `rows[h]` for h in `members`, all of one size, for every kernel."""
+    K, n = stats.y.shape
+    size = len(rows[members[0]][1])
+    X = np.empty((len(members), K, n, 1 + size))
+    X[..., 0] = 1.0
+    lead = np.zeros((len(members), 1 + size), dtype=bool)
+    exists = np.ones((len(members), K), dtype=bool)
+    for row, h in enumerate(members):
+        used, family, digits = rows[h]
+        index = {k: stage_one[k][0][:, d] for k, d in zip(used, digits)}  # (K,) candidate per parameter
+        for k in used:
+            exists[row] &= index[k] >= 0
+        for c, subset in enumerate(family, start=1):
+            with np.errstate(over="ignore", invalid="ignore"):  # beyond the floats: not a valid fit (fit_batch)
+                X[row, :, :, c] = np.prod([stage_one[k][2][np.maximum(index[k], 0)] for k in subset], axis=0)
+            lead[row, c] = not any(set(subset) < set(other) for other in family)
+    return score(X, lead, stats, options, exists)
 
 
 def _candidates(points: np.ndarray, param: int, stats: PointStats,

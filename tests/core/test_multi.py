@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
 
 from scalecheck.core.modeler import fit_kernels
+from scalecheck.core.multi import _shapes, hypotheses, most_parameters, search_plan
 from scalecheck.core.search import FitOptions
 from tests.conftest import planted_series
 
@@ -67,3 +69,36 @@ def test_terms_of_a_multi_parameter_model_are_positive(rng: np.random.Generator)
     series = [planted_series(truth, GRID, rng, parameters=("p", "n"), noise=0.03, kernel=f"k{k}") for k in range(10)]
     for km in fit_kernels(series):
         assert km.model is not None and np.all(km.model.coefficients[1:] > 0)
+
+
+def test_the_count_of_hypotheses_is_the_number_the_search_enumerates() -> None:
+    for m in (2, 3, 4):
+        for candidates in (1, 2, 3):
+            for terms in (2, 3, 4):
+                enumerated = sum(len(_shapes(used, terms)) * candidates ** r for r in range(1, m + 1)
+                                 for used in itertools.combinations(range(m), r))
+                assert hypotheses(m, candidates, terms) == enumerated
+
+
+def test_the_search_narrows_from_four_parameters_and_stops_past_six() -> None:
+    options = FitOptions()
+    assert options.candidates_per_parameter == 3
+    assert [search_plan(m, options) for m in range(2, 9)] == [(3, 3), (3, 3), (1, 4), (1, 2), (1, 2), None, None]
+    assert hypotheses(4, 3, 4) == 137_388 and hypotheses(5, 3, 5) > 46_000_000  # the full search, never run
+    assert most_parameters() == 6
+
+
+def test_four_parameters_are_modeled_without_the_full_search(rng: np.random.Generator) -> None:
+    grid = list(itertools.product((4, 8, 16, 32), repeat=4))
+    series = planted_series(lambda a, b, c, d: 3 + 0.5 * a * np.log2(b) + 0.2 * d, grid, rng,
+                            parameters=("a", "b", "c", "d"))
+    [km] = fit_kernels([series])
+    assert _terms(km) == {((0, Fraction(1), 0), (1, Fraction(0), 1)), ((3, Fraction(1), 0),)}
+
+
+def test_seven_parameters_that_vary_are_not_modeled(rng: np.random.Generator) -> None:
+    grid = list(itertools.product((2, 4, 8), repeat=7))
+    [km] = fit_kernels([planted_series(lambda *x: 1 + x[0], grid, rng, parameters=tuple("abcdefg"))])
+    assert km.status == "insufficient" and km.model is None
+    assert km.note == ("7 parameters vary (a, b, c, d, e, f, g); scalecheck models at most 6 together: model a "
+                       "subset, holding the others at one value (a file per value)")
