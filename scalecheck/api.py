@@ -302,7 +302,7 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path, env:
     the repository) at the baseline commit."""
     if isinstance(baseline, Run):
         return baseline, "measurements given", None
-    if baseline is not None and (Path(baseline).is_file() or Path(baseline).suffix.lower() in _FILE_SUFFIXES):
+    if baseline is not None and (_is_file(Path(baseline)) or Path(baseline).suffix.lower() in _FILE_SUFFIXES):
         # a missing file: "no such file"
         return read_many([Path(baseline)], config.format), f"file {baseline}", None
     store = open_store(config, cwd, () if config.measurements else candidate_files)
@@ -491,11 +491,19 @@ def cluster(source: str | Path | ProcessSet, *, closure: bool = True, similarity
     return cluster_processes(processes, ClusterOptions(closure, similarity, max_sets, max_concepts))
 
 
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system refuses to look up (too long, say), as for a git ref."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _structure_findings(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | Run | None,
                         config: Config) -> tuple[Finding, ...]:
     """`structure` findings when the candidate's and the baseline's files both carry a `processes` section (both
     clustered together, with the transitive closure); none otherwise. A baseline from git has no such section."""
-    if isinstance(baseline, Run) or baseline is None or not Path(baseline).is_file():
+    if isinstance(baseline, Run) or baseline is None or not _is_file(Path(baseline)):
         return ()
     if isinstance(candidate, Run):
         return ()

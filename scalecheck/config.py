@@ -575,7 +575,12 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         found = find_config(start)
         return Config(root=start) if found is None else _load(found)
     path = Path(path)
-    if not path.is_file():
+    try:
+        found_file = path.is_file()
+    except OSError as err:  # a name the system refuses, such as one longer than 255 bytes
+        raise ConfigError(f"cannot read it: {err.strerror or err}", where=Location(path),
+                          fix="check the path given to --config") from None
+    if not found_file:
         raise ConfigError("no such file", where=Location(path),
                           fix="check the path given to --config, or leave --config out to use the pyproject.toml "
                               "or scalecheck.toml found from the working folder")

@@ -15,7 +15,7 @@ from scalecheck.api import check, check_target, cluster, fit_models, overhead, p
 from scalecheck.config import Config
 from scalecheck.core.search import FitOptions
 from scalecheck.data.measurement import Run
-from scalecheck.errors import ConfigError, ModelingError, NoBaselineError
+from scalecheck.errors import ConfigError, HistoryError, ModelingError, NoBaselineError
 from scalecheck.formats import read_many
 from scalecheck.report.model_table import render_json
 
@@ -225,6 +225,12 @@ def test_check_without_any_baseline_passes_with_a_notice(first_pull_request: Git
     (notice,) = result.context.notices
     assert notice.startswith(f"no baseline yet: no measurements recorded at {repo.commits['c1'][:7]}")
     assert "every kernel is new" in notice and "missing_baseline" in notice
+
+
+def test_a_baseline_name_too_long_for_a_file_is_looked_up_as_a_git_ref(first_pull_request: GitRepo) -> None:
+    config = Config(root=first_pull_request.path).with_overrides(bootstrap=20)
+    with pytest.raises(HistoryError, match=r"repo: unknown git ref 'a{300}': no branch, tag or commit of that name"):
+        check([CANDIDATE], "a" * 300, config, cwd=first_pull_request.path, env={})
 
 
 def test_check_without_any_baseline_fails_when_missing_baseline_is_fail(first_pull_request: GitRepo) -> None:

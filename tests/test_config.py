@@ -202,6 +202,13 @@ def test_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
                                "working folder")
 
 
+def test_explicit_file_name_the_system_refuses_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / f"{'c' * 300}.toml"  # longer than a file name may be: looking it up fails
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path}: cannot read it: File name too long; fix: check the path given to --config"
+
+
 def test_explicit_pyproject_without_table_is_an_error(tmp_path: Path) -> None:
     path = make_file(tmp_path / "pyproject.toml", '[project]\nname = "demo"\n')
     with pytest.raises(ConfigError) as info:

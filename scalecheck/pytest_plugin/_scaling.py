@@ -129,7 +129,7 @@ class Scaling:
         kernel = self._nodeid if name is None else f"{self._nodeid}::{name}"
         if name is None and self._count > 1:
             kernel = f"{self._nodeid}#{self._count}"
-        seed = zlib.crc32(f"{self._settings.seed}\0{kernel}".encode())
+        seed = zlib.crc32(f"{self._settings.seed}\0{kernel}".encode("utf-8", "surrogatepass"))
         measurer = _or_usage(lambda: Measurer(func, setup, parameters, metric, seed), "scalecheck: ")
         measured = _or_usage(lambda: measurer.run(float(seconds)), f"scalecheck: {self._nodeid}: ")  # MetricError
         self._recorder.add(kernel, measured)
@@ -223,7 +223,7 @@ class ScalingResult:
             # the warning says the budget was exceeded whatever the outcome
             warnings.warn(ScalingOverBudgetWarning(self._over_budget(bound, judged=True)), stacklevel=2)
         options = BoundOptions(confidence=settings.confidence, resamples=settings.resamples,
-                               seed=zlib.crc32(f"{settings.seed}\0{self.kernel}".encode()),
+                               seed=zlib.crc32(f"{settings.seed}\0{self.kernel}".encode("utf-8", "surrogatepass")),
                                **(TIME_RULE if self.measured.metric == "time" else {}))
         fit = settings.fit if self.measured.metric != "time" else replace(settings.fit, aggregate="median")
         check = self._check(growth, fit, options)
