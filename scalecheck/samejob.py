@@ -42,6 +42,7 @@ from scalecheck.data.measurement import Run, merge_runs, with_round
 from scalecheck.data.provenance import SameJob
 from scalecheck.errors import ConfigError, InputError
 from scalecheck.formats import read_measurements
+from scalecheck.formats.limits import check_merged_cells
 from scalecheck.history.worktree import baseline_worktree
 from scalecheck.text import visible
 
@@ -134,6 +135,8 @@ def measure_both(
                 out = Path(folder) / f"{name}-{number}.json"
                 runs[name].append(_run_once(command, side, out, number, rounds, env, fmt, progress))
         info = SameJob(rounds=rounds, baseline_commit=tree.sha, candidate_commit=tree.head_sha, command=text)
+        for name in SIDES:  # each file keeps the limits; together they might not
+            check_merged_cells(runs[name], [Path(folder) / f"{name}-{n}.json" for n in range(1, rounds + 1)])
         return merge_runs(runs["candidate"]), merge_runs(runs["baseline"]), info
 
 

@@ -109,6 +109,8 @@ def number(raw: object, what: str, where: Location, fix: str) -> float:
         raise InputError(f"{what} must be a number, got {_show(raw)}", where=where, fix=fix)
     try:
         value = float(raw)
+    except OverflowError:  # an integer beyond the floats: as infinite as 1e999
+        value = math.inf
     except ValueError:
         raise InputError(f"{what} must be a number, got {_show(raw)}", where=where, fix=fix) from None
     if not math.isfinite(value):
@@ -117,7 +119,9 @@ def number(raw: object, what: str, where: Location, fix: str) -> float:
 
 
 def _show(raw: object) -> str:
-    text = repr(raw) if isinstance(raw, str) else ("null" if raw is None else str(raw))
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw.bit_length() > 1024:
+        return f"an integer of about {int(raw.bit_length() * math.log10(2)) + 1} digits"  # str() refuses 4,300+
+    text = repr(raw[:41]) if isinstance(raw, str) else ("null" if raw is None else str(raw))
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -34,7 +34,7 @@ from git.exc import GitCommandError
 from scalecheck.data.measurement import Run, merge_runs
 from scalecheck.errors import ConfigError, HistoryError, Location, NoBaselineError
 from scalecheck.formats import decode_text, read_measurements_text
-from scalecheck.formats.limits import MAX_FILE_BYTES, too_large
+from scalecheck.formats.limits import MAX_FILE_BYTES, check_merged_cells, too_large
 from scalecheck.formats.paths import is_pattern, normalised, search_start, select_paths
 from scalecheck.formats.writer import dumps_run
 from scalecheck.names import STORES
@@ -207,7 +207,9 @@ class Store:
         blobs = _matching_blobs(self.repo.commit(sha).tree, self.measurements)
         if not blobs:
             return None
-        runs = [_read_blob(blob, f"{sha[:7]}:{blob.path}", self.fmt) for blob in blobs]
+        displays = [f"{sha[:7]}:{blob.path}" for blob in blobs]
+        runs = [_read_blob(blob, display, self.fmt) for blob, display in zip(blobs, displays)]
+        check_merged_cells(runs, [Path(display) for display in displays])
         return merge_runs(runs)  # its errors name the sources the runs were read under
 
     def _snapshot(self) -> Snapshot:

@@ -188,6 +188,14 @@ def test_corrupt_committed_file_is_an_input_error_naming_commit_and_path(git_rep
         store_of(repo, measurements=["bench/results.json"]).read("HEAD")
 
 
+def test_committed_files_that_merge_past_the_cell_limit_are_refused(git_repo: MakeRepo, store_of,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = git_repo([("commit", "c1", {"bench/a.json": native("solve"), "bench/b.json": native("solve")})])
+    monkeypatch.setattr("scalecheck.formats.limits.MAX_CELLS", 8)  # 6 cells each, 12 merged
+    with pytest.raises(InputError, match=r"merged with the other files, kernel 'solve', metric 'time' has "):
+        store_of(repo, measurements=["bench/*.json"]).read("HEAD")
+
+
 def test_a_committed_file_past_the_size_limit_is_refused_before_it_is_read(git_repo: MakeRepo, store_of,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     repo = git_repo([("commit", "c1", {"bench/results.json": native("solve") + " " * 100})])
