@@ -17,7 +17,7 @@ WHERE = Location(Path("m.csv"), 3)
     (-(10**5000), "a value must be a finite number, got an integer of about 5001 digits"),  # str() refuses it
     ("1e999", "a value must be a finite number, got '1e999'"),
     ("x" * 100_000, "a value must be a number, got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."),
-])
+], ids=["401 digits", "5001 digits", "1e999", "long text"])
 def test_a_value_beyond_the_floats_is_an_error_quoting_it_briefly(raw: object, shown: str) -> None:
     with pytest.raises(InputError) as info:
         number(raw, "a value", WHERE, "correct it")
