@@ -257,11 +257,7 @@ def _round_level_test(pair: SeriesPair, threshold: float) -> PendingFinding | No
             p_value = float(stats.ttest_ind(c, b, equal_var=False, alternative="greater").pvalue)
     else:
         p_value = 0.0 if difference > 0 else 1.0
-    effect = ratio_of(difference)
-    kernel, metric = pair.key
-    return PendingFinding(test="measured", p_value=p_value,
-                          finding=Finding(kernel=kernel, metric=metric, kind="measured", message="", ratio=effect),
-                          condition=effect > 1 + threshold)
+    return _measured(pair, p_value, ratio_of(difference), threshold)
 
 
 def _across_points(pair: SeriesPair, threshold: float) -> PendingFinding | None:
@@ -281,7 +277,12 @@ def _across_points(pair: SeriesPair, threshold: float) -> PendingFinding | None:
         p_value = float(stats.t.sf(mean / (spread / math.sqrt(logs.size)), logs.size - 1))
     else:
         p_value = 0.0 if mean > 0 else 1.0
-    effect = ratio_of(mean)
+    return _measured(pair, p_value, ratio_of(mean), threshold)
+
+
+def _measured(pair: SeriesPair, p_value: float, effect: float, threshold: float) -> PendingFinding:
+    """The pending `measured` finding of `pair`: its ratio `effect` fails the build above 1 + threshold once the
+    test's `p_value` survives the false-discovery control."""
     kernel, metric = pair.key
     return PendingFinding(test="measured", p_value=p_value,
                           finding=Finding(kernel=kernel, metric=metric, kind="measured", message="", ratio=effect),
@@ -407,11 +408,7 @@ def _level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
     if not z_scores:
         return None
     p_value = float(stats.norm.sf(sum(z_scores) / math.sqrt(len(z_scores))))
-    effect = ratio_of(float(np.mean(ratios)))
-    kernel, metric = pair.key
-    return PendingFinding(test="measured", p_value=p_value,
-                          finding=Finding(kernel=kernel, metric=metric, kind="measured", message="", ratio=effect),
-                          condition=effect > 1 + threshold)
+    return _measured(pair, p_value, ratio_of(float(np.mean(ratios))), threshold)
 
 
 def round_levels(pair: SeriesPair, shared: list[tuple[int, int]]) -> RoundLevels:
