@@ -7,7 +7,8 @@ tuples without loading the numerics.
 from __future__ import annotations
 
 # Measurement formats, in the order detection tries them (scalecheck.formats.FORMATS has one reader per name).
-FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas")
+FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas", "pytest-benchmark",
+                "google-benchmark", "hyperfine", "asv", "cube", "extrap-experiment")
 # Statistics of the repetitions at a point: the first three are plain numpy statistics; tmax is min(S) plus the
 # 0.95 quantile of a noise model fitted to the repetitions.
 AGGREGATE_NAMES = ("mean", "median", "min", "tmax")

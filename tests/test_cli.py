@@ -140,9 +140,9 @@ def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_format_names_match_readers() -> None:
-    from scalecheck.formats import FORMATS
+    from scalecheck.formats import ARCHIVE_FORMATS, FORMATS
 
-    assert cli.FORMAT_NAMES == tuple(FORMATS)
+    assert cli.FORMAT_NAMES == tuple(FORMATS) + tuple(ARCHIVE_FORMATS)
 
 
 def test_cli_aggregate_choices_match_the_model_search() -> None:

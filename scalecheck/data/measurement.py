@@ -51,6 +51,7 @@ class Series:
     unit: str = ""
     source: Location | None = None
     rounds: np.ndarray | None = None  # shape (n, r) like values: the round each repetition came from, NaN unknown
+    note: str = ""  # what the tool that measured says about the series, e.g. its own complexity estimate
 
     def __post_init__(self) -> None:
         for name in ("points", "values", "rounds"):
@@ -138,6 +139,7 @@ class RunBuilder:
         self._cells: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
         self._rounds: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}  # NaN where not given
         self._units: dict[tuple[str, str], str] = {}
+        self.notes: dict[tuple[str, str], str] = {}  # (kernel, metric) -> `Series.note`
 
     def add(
         self,
@@ -195,7 +197,7 @@ class RunBuilder:
             points = np.array(order, dtype=float).reshape(len(order), len(self.parameters))
             series.append(Series(kernel, metric, self.parameters, points, values, self._units.get((kernel, metric), ""),
                                  Location(self.path, record=f"kernel '{kernel}', metric '{metric}'"),
-                                 rounds if np.any(~np.isnan(rounds)) else None))
+                                 rounds if np.any(~np.isnan(rounds)) else None, self.notes.get((kernel, metric), "")))
         return Run(self.parameters, tuple(series), dict(self.meta))
 
 
@@ -220,6 +222,8 @@ def merge_runs(runs: Sequence[Run]) -> Run:
         builder.meta.update(run.meta)
         for s in run.series:
             sources.setdefault((s.kernel, s.metric), s.source)
+            if s.note:
+                builder.notes.setdefault((s.kernel, s.metric), s.note)
             for index, (point, row) in enumerate(zip(s.points, s.values)):
                 kept = ~np.isnan(row)
                 rounds = None if s.rounds is None else [None if np.isnan(r) else int(r) for r in s.rounds[index][kept]]
@@ -236,13 +240,13 @@ def _path(run: Run) -> Path | None:
 
 def _with_source(series: Series, source: Location | None) -> Series:
     return Series(series.kernel, series.metric, series.parameters, series.points, series.values, series.unit, source,
-                  series.rounds)
+                  series.rounds, series.note)
 
 
 def with_round(run: Run, number: int) -> Run:
     """`run` with every repetition marked as coming from round `number` (a whole run measured in one go)."""
     series = tuple(Series(s.kernel, s.metric, s.parameters, s.points, s.values, s.unit, s.source,
-                          np.where(np.isnan(s.values), np.nan, float(number))) for s in run.series)
+                          np.where(np.isnan(s.values), np.nan, float(number)), s.note) for s in run.series)
     return Run(run.parameters, series, run.meta)
 
 

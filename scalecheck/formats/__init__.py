@@ -1,6 +1,7 @@
-"""L3: the only code that opens measurement files. `read_measurements` picks the reader; `FORMATS` names them all.
+"""L3: the only code that opens measurement files. `read_measurements` picks the reader; `FORMATS` names the readers
+of text, `ARCHIVE_FORMATS` those of binary files (a Score-P profile, an Extra-P experiment).
 
-Every reader takes the text of a file and its source, the name that locations and errors give it: its path, or
+A reader of text takes the text of a file and its source, the name that locations and errors give it: its path, or
 ``1a2b3c4:bench/r.json`` for a file read from git. `read_measurements` and `read_many` read files from disk once
 and hand their text on. Every reader builds its `Run` through `RunBuilder` (as `LimitedRunBuilder`, which keeps the
 limits of `scalecheck.formats.limits`), so that all formats reject the same bad value with the same message, and
@@ -14,15 +15,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from scalecheck.data.measurement import Run, merge_runs
-from scalecheck.errors import InputError
+from scalecheck.errors import InputError, Location
+from scalecheck.formats.asv import read_asv_text
 from scalecheck.formats.csv_table import read_csv_table_text
-from scalecheck.formats.detect import detect_format, detect_format_text
+from scalecheck.formats.cube import is_cube_directory, read_cube_bytes, read_cube_directory
+from scalecheck.formats.detect import ARCHIVE_NAMES, detect_archive, detect_format, detect_format_text
+from scalecheck.formats.extrap_experiment import read_extrap_experiment_bytes
 from scalecheck.formats.extrap_json import read_extrap_json_text
 from scalecheck.formats.extrap_text import read_extrap_text_text
+from scalecheck.formats.google_benchmark import read_google_benchmark_text
+from scalecheck.formats.hyperfine import read_hyperfine_text
 from scalecheck.formats.jsonl import read_jsonl_text
+from scalecheck.formats.pytest_benchmark import read_pytest_benchmark_text
 from scalecheck.formats.scalecheck_json import read_scalecheck_json_text
-from scalecheck.formats.limits import MAX_FILE_BYTES, MAX_PARAMETERS, check_merged_cells
-from scalecheck.formats.source import check_not_empty, check_size, decode_text, read_text
+from scalecheck.formats.limits import MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, MAX_PARAMETERS, check_merged_cells, too_large
+from scalecheck.formats.source import check_not_empty, check_size, decode_text, read_bytes
 from scalecheck.formats.talpas import read_talpas_text
 from scalecheck.names import FORMAT_NAMES
 
@@ -34,23 +41,53 @@ FORMATS: dict[str, Callable[[str, Path], Run]] = {
     "extrap-text": read_extrap_text_text,
     "extrap-json": read_extrap_json_text,  # current and legacy layouts, told apart by their keys
     "talpas": read_talpas_text,
+    "pytest-benchmark": read_pytest_benchmark_text,
+    "google-benchmark": read_google_benchmark_text,
+    "hyperfine": read_hyperfine_text,
+    "asv": read_asv_text,
 }
+# (bytes, source) -> Run, for the names of FORMAT_NAMES that are binary files
+ARCHIVE_FORMATS: dict[str, Callable[[bytes, Path], Run]] = {
+    "cube": read_cube_bytes,
+    "extrap-experiment": read_extrap_experiment_bytes,
+}
+assert tuple(FORMATS) + tuple(ARCHIVE_FORMATS) == FORMAT_NAMES and tuple(ARCHIVE_FORMATS) == ARCHIVE_NAMES
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "MAX_FILE_BYTES", "MAX_PARAMETERS", "decode_text", "detect_format",
-           "detect_format_text", "read_many", "read_measurements", "read_measurements_text"]
+__all__ = ["ARCHIVE_FORMATS", "FORMATS", "FORMAT_NAMES", "MAX_FILE_BYTES", "MAX_PARAMETERS", "decode_text",
+           "detect_format", "detect_format_text", "read_many", "read_measurements", "read_measurements_bytes",
+           "read_measurements_text"]
 
 
 def read_measurements(path: Path, fmt: str | None = None) -> Run:
-    """Read one measurement file in format `fmt`, or in the format `detect_format` finds."""
+    """Read one measurement file (or a folder of Score-P profiles, one run per sub-folder) in format `fmt`, or in
+    the format its name and content show."""
     _check_format(fmt)
     path = Path(path)
-    return read_measurements_text(read_text(path), path, fmt)
+    if path.is_dir() and fmt in (None, "cube") and (fmt == "cube" or is_cube_directory(path)):
+        return read_cube_directory(path)
+    return read_measurements_bytes(read_bytes(path, MAX_ARCHIVE_BYTES), path, fmt)
+
+
+def read_measurements_bytes(raw: bytes, source: str | Path, fmt: str | None = None) -> Run:
+    """Read `raw`, the bytes of the measurement file `source` (a path, or a name such as ``1a2b3c4:bench/r.json``),
+    in format `fmt` or in the one its name and content show."""
+    _check_format(fmt)
+    source = Path(source)
+    kind = fmt or detect_archive(raw, source)
+    if kind in ARCHIVE_FORMATS:
+        if len(raw) > MAX_ARCHIVE_BYTES:
+            raise too_large(source, MAX_ARCHIVE_BYTES)
+        return ARCHIVE_FORMATS[kind](raw, source)
+    return read_measurements_text(decode_text(raw, source), source, fmt)
 
 
 def read_measurements_text(text: str, source: str | Path, fmt: str | None = None) -> Run:
     """Read `text`, the content of the measurement file `source`, in format `fmt` or in the one its name and text
     show (`detect_format_text`)."""
     _check_format(fmt)
+    if fmt in ARCHIVE_FORMATS:
+        raise InputError(f"a {fmt} file is binary, not text", where=Location(Path(source)),
+                         fix="read it from its bytes (read_measurements or read_measurements_bytes)")
     source = Path(source)
     check_not_empty(text, source)
     check_size(text, source)
@@ -68,7 +105,7 @@ def read_many(paths: Sequence[Path], fmt: str | None = None) -> Run:
 
 def _check_format(fmt: str | None) -> None:
     """An `InputError` when `fmt` is neither None (detect) nor a format's name."""
-    if fmt is not None and fmt not in FORMATS:
-        close = difflib.get_close_matches(fmt, FORMATS, n=1)
+    if fmt is not None and fmt not in FORMAT_NAMES:
+        close = difflib.get_close_matches(fmt, FORMAT_NAMES, n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""
-        raise InputError(f"unknown format '{fmt}'", fix=f"{hint}scalecheck reads the formats {', '.join(FORMATS)}")
+        raise InputError(f"unknown format '{fmt}'", fix=f"{hint}scalecheck reads the formats {', '.join(FORMAT_NAMES)}")

@@ -1,4 +1,5 @@
-"""Which reader a measurement file needs: by its extension, and for other names by its first line."""
+"""Which reader a measurement file needs: an archive by its first bytes, a JSON file by its top-level keys, others by
+their extension or their first line."""
 
 from __future__ import annotations
 
@@ -8,22 +9,54 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.asv import is_asv
 from scalecheck.formats.extrap_text import KEYWORDS
-from scalecheck.formats.source import decode_json, read_text
+from scalecheck.formats.google_benchmark import is_google_benchmark
+from scalecheck.formats.hyperfine import is_hyperfine
+from scalecheck.formats.limits import MAX_ARCHIVE_BYTES
+from scalecheck.formats.pytest_benchmark import is_pytest_benchmark
+from scalecheck.formats.source import decode_json, read_bytes, read_text
 from scalecheck.formats.talpas import talpas_to_json
 from scalecheck.names import FORMAT_NAMES
 
 _BY_SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 _NATIVE_START = re.compile(r'\s*\{\s*"scalecheck"\s*:')  # how scalecheck itself writes the version key: first
+ARCHIVE_NAMES = ("cube", "extrap-experiment")  # the formats that are binary files, read from their bytes
+_ZIP = b"PK\x03\x04"  # an Extra-P experiment is a zip archive
+_TAR = re.compile(b"(?s:.{257})ustar")  # a Score-P .cubex profile is a tar archive
+# JSON written by other benchmark tools: a key only their files have at the top level, then the reader's own test
+_FOREIGN_JSON = (
+    ('"machine_info"', "pytest-benchmark", is_pytest_benchmark),
+    ('"context"', "google-benchmark", is_google_benchmark),
+    ('"results"', "hyperfine", is_hyperfine),
+    ('"result_columns"', "asv", is_asv),
+    ('"results"', "asv", is_asv),
+)
 
 
 def detect_format(path: Path) -> str:
-    """The name of the format of the file `path` (a key of `FORMATS`), or an `InputError` when it cannot be told.
+    """The name of the format of the file `path` (one of `FORMAT_NAMES`), or an `InputError` when it cannot be told.
 
     Only files whose extension does not tell their format are read.
     """
     path = Path(path)
-    return _BY_SUFFIX.get(path.suffix.lower()) or detect_format_text(read_text(path), path)
+    if path.suffix.lower() in _BY_SUFFIX:
+        return _BY_SUFFIX[path.suffix.lower()]
+    if path.is_dir():
+        return "cube"  # the folder-per-run layout of Score-P profiles; its reader tells when it is not one
+    raw = read_bytes(path, MAX_ARCHIVE_BYTES)
+    return detect_archive(raw, path) or detect_format_text(read_text(path), path)
+
+
+def detect_archive(raw: bytes, source: Path) -> str | None:
+    """"cube" for a tar archive (a Score-P profile), "extrap-experiment" for a zip archive, None for other bytes.
+
+    Other tar and zip archives go to these readers too, which say what the archive lacks."""
+    if raw.startswith(_ZIP) or source.suffix.lower() == ".extra-p":
+        return "extrap-experiment"
+    if _TAR.match(raw) or source.suffix.lower() == ".cubex":
+        return "cube"
+    return None
 
 
 def detect_format_text(text: str, source: Path) -> str:
@@ -48,26 +81,32 @@ def _brace_kind(line: str, text: str) -> str:
     if obj is not None:
         if "measurements" in obj:  # a whole JSON document written on one line
             return "scalecheck-json" if "scalecheck" in obj else "extrap-json"
-        return "jsonl"
+        # a JSON document of another benchmark tool written on one line, as asv writes its results
+        return next((name for _, name, test in _FOREIGN_JSON if test(obj)), "jsonl")
     if talpas_to_json(line) != line:  # semicolons between members, outside strings
         return "talpas"
     return _json_kind(text)
 
 
 def _json_kind(text: str) -> str:
-    """scalecheck's JSON when the top level has the key "scalecheck", else Extra-P's; JSON Lines by their lines."""
+    """scalecheck's JSON when the top level has the key "scalecheck", another benchmark tool's when its reader
+    recognises the document, else Extra-P's; JSON Lines by their lines."""
     first, second = _first_lines(text, 2)
     if second and _object(first) is not None:
         return "jsonl"  # JSON Lines in a .json file, which Extra-P reads too
     if _NATIVE_START.match(text):
         return "scalecheck-json"
-    if '"scalecheck"' not in text:
+    foreign = [(name, test) for key, name, test in _FOREIGN_JSON if key in text]
+    if '"scalecheck"' not in text and not foreign:
         return "extrap-json"  # cheap tests first: only unusual files pay for a second parse
     try:
         doc = decode_json(text)
     except (ValueError, RecursionError):
-        return "scalecheck-json"  # its reader reports the syntax error with the line
-    return "scalecheck-json" if isinstance(doc, dict) and "scalecheck" in doc else "extrap-json"
+        # its reader reports the syntax error with the line
+        return "scalecheck-json" if '"scalecheck"' in text or not foreign else foreign[0][0]
+    if isinstance(doc, dict) and "scalecheck" in doc:
+        return "scalecheck-json"
+    return next((name for name, test in foreign if test(doc)), "extrap-json")
 
 
 def _lines(text: str) -> Iterator[str]:

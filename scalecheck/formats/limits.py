@@ -19,6 +19,9 @@ from scalecheck.errors import InputError, Location
 
 # about 10,000 kernels of six points and five repetitions in scalecheck's JSON; a second to read
 MAX_FILE_BYTES = 8 * 2**20
+# a Score-P profile or an Extra-P experiment: compressed or binary, so more bytes for the same measurements; the
+# readers of archives keep the limits on what they hold as well
+MAX_ARCHIVE_BYTES = 64 * 2**20
 # Extra-P's models use two or three parameters; the multi-parameter search grows combinatorially with their number
 MAX_PARAMETERS = 16
 MAX_RECORDS = 200_000  # rows, JSON measurements or DATA lines: up to two seconds

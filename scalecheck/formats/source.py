@@ -40,10 +40,16 @@ def decode_json(text: str) -> object:
 def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES, split_fix: str = SPLIT_FIX) -> str:
     """The whole file as text, or an `InputError` saying why it cannot be (missing, directory, larger than
     `max_bytes`, binary, not UTF-8, empty); `split_fix` says how to make a file that is too large smaller."""
+    return decode_text(read_bytes(path, max_bytes), path, max_bytes, split_fix)
+
+
+def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """At most `max_bytes` + 1 bytes of the file `path` (one more tells that it is too large), or an `InputError`
+    saying why it cannot be read (missing, a directory, permissions)."""
     try:
         with path.open("rb") as handle:
             # at most one byte past the limit: a FIFO or a device has no size to check first
-            raw = handle.read(max_bytes + 1)
+            return handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise InputError("no such file", where=Location(path),
                          fix="check the path, or run the benchmark that writes this file first") from None
@@ -56,7 +62,6 @@ def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES, split_fix: str = SPLI
     except OSError as err:
         raise InputError(f"cannot read the file: {err.strerror or err}", where=Location(path),
                          fix="check that the file exists and is readable") from None
-    return decode_text(raw, path, max_bytes, split_fix)
 
 
 def decode_text(raw: bytes, source: Path, max_bytes: int = MAX_FILE_BYTES, split_fix: str = SPLIT_FIX) -> str:
@@ -99,17 +104,17 @@ _SIGNATURES = (
     (b"\\(\xb5/\xfd", "a zstd-compressed file", "decompress it first (zstd -d FILE) and name the file inside"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first (7z x FILE) and name the measurement files"),
     (b"PK\x03\x04", "a zip archive (an Extra-P .extra-p experiment is one)",
-     "extract the measurement files (unzip FILE) and name them; for an .extra-p experiment, name the Extra-P input "
-     "files it was made from"),
+     "for an Extra-P experiment, read it with --format extrap-experiment (or without --format); for another zip "
+     "archive, extract the measurement files (unzip FILE) and name them"),
     (b"PK\x05\x06", "an empty zip archive", "name the measurement files themselves"),
     (b"(?s:.{257})ustar", "a tar archive (a Score-P .cubex profile is one)",
-     "scalecheck does not read CUBE profiles: write their values per call path and metric as scalecheck JSON, CSV or "
-     "an Extra-P input file (cube_dump prints them); for another tar archive, extract it (tar xf FILE) and name the "
-     "measurement files"),
+     "for a Score-P profile, read it with --format cube (or without --format; it needs pip install "
+     "'scalecheck[cube]'); for another tar archive, extract it (tar xf FILE) and name the measurement files"),
     (b"\x7fELF", "an executable program (ELF)", "name the file the benchmark writes, not the program"),
 )
 _SIGNATURE = re.compile(b"|".join(b"(%s)" % signature for signature, _, _ in _SIGNATURES))
-_BINARY_FIX = "check that this is a measurement file: scalecheck reads text (JSON, JSON Lines, CSV, Extra-P text)"
+_BINARY_FIX = ("check that this is a measurement file: scalecheck reads text (JSON, JSON Lines, CSV, Extra-P text), "
+               "Score-P .cubex profiles and Extra-P .extra-p experiments")
 _CONTROL = bytes(range(0x09)) + bytes(range(0x0e, 0x20)) + b"\x7f"  # C0 controls that text files do not hold
 
 

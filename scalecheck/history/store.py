@@ -33,8 +33,8 @@ from git.exc import GitCommandError
 
 from scalecheck.data.measurement import Run, merge_runs
 from scalecheck.errors import ConfigError, HistoryError, Location, NoBaselineError
-from scalecheck.formats import decode_text, read_measurements_text
-from scalecheck.formats.limits import MAX_FILE_BYTES, check_merged_cells, too_large
+from scalecheck.formats import read_measurements_bytes
+from scalecheck.formats.limits import MAX_ARCHIVE_BYTES, check_merged_cells, too_large
 from scalecheck.formats.paths import is_pattern, normalised, search_start, select_paths
 from scalecheck.formats.writer import dumps_run
 from scalecheck.names import STORES
@@ -453,6 +453,6 @@ def _lookup(tree: git.Tree, path: str) -> object:
 def _read_blob(blob: git.Blob, display: str, fmt: str | None) -> Run:
     """Read a committed file in memory; locations in the run and in errors name `display` (``1a2b3c4:path``)."""
     source = Path(display)
-    if blob.size > MAX_FILE_BYTES:  # refused before it is read into memory, as a file on disk is
-        raise too_large(source)
-    return read_measurements_text(decode_text(blob.data_stream.read(), source), source, fmt)
+    if blob.size > MAX_ARCHIVE_BYTES:  # refused before it is read into memory, as a file on disk is
+        raise too_large(source, MAX_ARCHIVE_BYTES)
+    return read_measurements_bytes(blob.data_stream.read(), source, fmt)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scalecheck.errors import InputError
-from scalecheck.formats import FORMATS, FORMAT_NAMES, detect_format
+from scalecheck.formats import ARCHIVE_FORMATS, FORMATS, FORMAT_NAMES, detect_format
 
 INPUTS = Path(__file__).parent.parent / "inputs"
 
@@ -79,7 +79,8 @@ def test_detect_format_unknown_content_names_the_formats() -> None:
     with pytest.raises(InputError, match=r"ok_csv_in\.txt: cannot tell the format of this file") as info:
         detect_format(INPUTS / "csv" / "ok_csv_in.txt")
     assert info.value.fix == ("name it with --format (one of: scalecheck-json, jsonl, csv, extrap-text, "
-                              "extrap-json, talpas)")
+                              "extrap-json, talpas, pytest-benchmark, google-benchmark, hyperfine, asv, cube, "
+                              "extrap-experiment)")
 
 
 @pytest.mark.parametrize("text", ["# only a comment\n", "name size time\nsort 10 0.5\n"])
@@ -89,4 +90,4 @@ def test_detect_format_unknown_text_is_an_error(make_file, text: str) -> None:
 
 
 def test_format_names_match_the_readers() -> None:
-    assert tuple(FORMATS) == FORMAT_NAMES
+    assert tuple(FORMATS) + tuple(ARCHIVE_FORMATS) == FORMAT_NAMES

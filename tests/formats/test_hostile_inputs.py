@@ -397,7 +397,7 @@ def test_random_bytes_are_binary_data_not_text_in_another_encoding(rng: np.rando
         decode_text(data, Path("1a2b3c4:bench/r.json"))  # as a file from git is decoded
     assert info.value.problem.startswith("this is binary data, not a text file (byte 0x")
     assert info.value.fix == ("check that this is a measurement file: scalecheck reads text (JSON, JSON Lines, CSV, "
-                              "Extra-P text)")
+                              "Extra-P text), Score-P .cubex profiles and Extra-P .extra-p experiments")
 
 
 def test_latin1_text_still_gets_the_advice_to_convert_it(tmp_path: Path) -> None:

@@ -63,7 +63,8 @@ def test_read_measurements_unknown_format_suggests_the_name_meant() -> None:
     with pytest.raises(InputError, match=r"^unknown format 'cvs'") as info:
         read_measurements(INPUTS / "csv" / "ok_basic.csv", "cvs")
     assert info.value.fix == ("did you mean 'csv'? scalecheck reads the formats scalecheck-json, jsonl, csv, "
-                              "extrap-text, extrap-json, talpas")
+                              "extrap-text, extrap-json, talpas, pytest-benchmark, google-benchmark, hyperfine, asv, "
+                              "cube, extrap-experiment")
 
 
 def test_read_measurements_format_override_reads_csv_in_a_txt_file() -> None:

@@ -199,7 +199,7 @@ def test_committed_files_that_merge_past_the_cell_limit_are_refused(git_repo: Ma
 def test_a_committed_file_past_the_size_limit_is_refused_before_it_is_read(git_repo: MakeRepo, store_of,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     repo = git_repo([("commit", "c1", {"bench/results.json": native("solve") + " " * 100})])
-    monkeypatch.setattr("scalecheck.history.store.MAX_FILE_BYTES", 100)
+    monkeypatch.setattr("scalecheck.history.store.MAX_ARCHIVE_BYTES", 100)
     with pytest.raises(InputError, match=rf"^{repo.commits['c1'][:7]}:bench/results\.json: the file is larger than "):
         store_of(repo, measurements=["bench/results.json"]).read("HEAD")
 
