@@ -33,7 +33,7 @@ from scalecheck.core.segment import SegmentOptions
 from scalecheck.core.structure import structure_findings
 from scalecheck.core.tmax import DEFAULT_QUANTILE, NoiseOptions
 from scalecheck.data.growth import parse_growth
-from scalecheck.data.measurement import Run, Series
+from scalecheck.data.measurement import Run, Series, dropped_note, single_valued, without_parameters
 from scalecheck.data.outcome import KernelModel, ModelTable
 from scalecheck.data.machine import MachineMatch
 from scalecheck.data.machine import match as match_machines
@@ -47,6 +47,7 @@ from scalecheck.errors import (ConfigError, HistoryError, InputError, Location, 
                                NoBaselineError)
 from scalecheck.formats import read_many
 from scalecheck.formats.calibration import read_calibration, read_events
+from scalecheck.formats.cube import is_cube_directory
 from scalecheck.formats.paths import escape as escape_path
 from scalecheck.formats.paths import is_pattern, select_files
 from scalecheck.formats.processes import read_processes, read_processes_sections
@@ -69,16 +70,21 @@ def fit_models(
 
     `metrics` keeps only the named metrics; `kernels` keeps kernels matching any of the glob patterns. A target
     must give a value for every parameter. Single-parameter kernels are searched for change points first, with the
-    thresholds of `segmentation` (None: no search); a segmented kernel gets one model per segment.
+    thresholds of `segmentation` (None: no search); a segmented kernel gets one model per segment. A parameter with
+    a single value in every measurement is left out (`ModelTable.notes` says so), as Extra-P does; the target may
+    name it with that value.
     """
     run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], fmt)
+    (run,), dropped = varying([run])
     if target is not None:
+        target = _without(target, dropped)
         check_target(target, run.parameters)
     series = _selected(run, metrics, kernels)
     if not series:
         raise ConfigError(_nothing_selected(run, metrics, kernels),
                           fix="check --metric and --kernel against the names above")
-    table = ModelTable(run.parameters, tuple(fit_kernels(series, options, segmentation)), target)
+    models = tuple(_with_tool_note(km, s) for km, s in zip(fit_kernels(series, options, segmentation), series))
+    table = ModelTable(run.parameters, models, target, (dropped_note(dropped),) if dropped else ())
     if target is None:
         return table
     where = ", ".join(f"{name}={value:g}" for name, value in target.items())
@@ -109,11 +115,36 @@ def model(sources: Sequence[str | Path] | Run, config: Config, *, plots: int = 0
     options = config.fit_options()
     table = fit_models(run, options=options, target=config.target, metrics=config.metrics, kernels=config.kernels,
                        segmentation=SegmentOptions() if config.segmentation else None)
+    (run,), _ = varying([run])  # the series the models were fitted to, for the plots
     settings = {"aggregate": options.aggregate, "max_terms": options.max_terms, "alpha": options.alpha,
                 "refine": options.refine, "allow_decreasing": options.allow_decreasing,
                 "segmentation": config.segmentation}
     shown = "measurements given" if isinstance(sources, Run) else ", ".join(map(str, sources))
     return ModelResult(table, run.series, options, shown, settings, model_plots(table, run.series, options, plots))
+
+
+def varying(runs: Sequence[Run]) -> tuple[list[Run], dict[str, float]]:
+    """`runs` without the parameters that keep a single value in all of them, and those parameters with their
+    value: Extra-P leaves them out too, and a Score-P layout such as `mm.x1000y1z1` names y and z though only x
+    varies. Kept when every parameter is single-valued, so that the models say what is missing."""
+    dropped = single_valued(runs)
+    return [without_parameters(run, dropped) for run in runs], dropped
+
+
+def _without(target: Mapping[str, float], dropped: Mapping[str, float]) -> dict[str, float]:
+    """`target` without the left-out parameters, which it may name only at the one value they were measured at."""
+    for name, value in dropped.items():
+        if name in target and target[name] != value:
+            raise ConfigError(f"the target gives {name}={target[name]:g}, but every measurement has {name}={value:g}",
+                              fix=f"leave {name} out of the target, or measure several values of {name}")
+    return {name: value for name, value in target.items() if name not in dropped}
+
+
+def _with_tool_note(km: KernelModel, series: Series) -> KernelModel:
+    """`km` with what the measuring tool says about its series (Google Benchmark's own complexity, say) in its note."""
+    if not series.note:
+        return km
+    return replace(km, note="; ".join(filter(None, (km.note, series.note))))
 
 
 parse_target = config_parse_target  # `p=65536,n=1e6` → {'p': 65536.0, 'n': 1000000.0} (the --target flag's rule)
@@ -145,7 +176,8 @@ def _nothing_selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) 
 
 # --- the CI check ------------------------------------------------------------------------------------------------
 
-_FILE_SUFFIXES = {".json", ".jsonl", ".ndjson", ".csv", ".txt"}  # --baseline names a file, not a ref
+# --baseline names a file, not a ref
+_FILE_SUFFIXES = {".json", ".jsonl", ".ndjson", ".csv", ".txt", ".cubex", ".extra-p"}
 TARGET_FACTOR = 4.0  # without a configured target, predictions are made at this multiple of the largest value
 
 
@@ -193,6 +225,9 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
                        "measurements on the base branch (missing_baseline = \"fail\", --missing-baseline fail or the "
                        "action's missing-baseline: fail make this an error)")
     head = env.get("GITHUB_SHA") or head
+    (cand_run, base_run), dropped = varying([cand_run, base_run])
+    if dropped:
+        notices.append(dropped_note(dropped))
     if same_job is not None:
         base_label = f"commit {same_job.baseline_commit[:7]}, measured in this job"
         cand_label = "working tree, measured in this job"
@@ -214,7 +249,7 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
         raise InputError(f"the candidate and the baseline ({base_label}) share no (kernel, metric): nothing to "
                          "compare", fix=f"check the kernel and metric names; the baseline has "
                                         f"{', '.join(names[:5])}{' and more' if len(names) > 5 else ''}")
-    target, note = _target(config, cand_run)
+    target, note = _target(config, cand_run, dropped)
     expectations = [_expectation(pattern, text, cand_run.parameters) for pattern, text in config.expectations]
     kernels = sorted({s.kernel for s in cand_series})
     for e in expectations:
@@ -302,7 +337,8 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path, env:
     the repository) at the baseline commit."""
     if isinstance(baseline, Run):
         return baseline, "measurements given", None
-    if baseline is not None and (_is_file(Path(baseline)) or Path(baseline).suffix.lower() in _FILE_SUFFIXES):
+    if baseline is not None and (_is_file(Path(baseline)) or Path(baseline).suffix.lower() in _FILE_SUFFIXES
+                                 or _is_profile_folder(Path(baseline))):
         # a missing file: "no such file"
         return read_many([Path(baseline)], config.format), f"file {baseline}", None
     store = open_store(config, cwd, () if config.measurements else candidate_files)
@@ -343,10 +379,11 @@ def _selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) -> list[
             and (not kernels or any(fnmatch.fnmatchcase(s.kernel, p) for p in kernels))]
 
 
-def _target(config: Config, run: Run) -> tuple[dict[str, float], str]:
+def _target(config: Config, run: Run, dropped: Mapping[str, float]) -> tuple[dict[str, float], str]:
     if config.target is not None:
-        check_target(config.target, run.parameters)
-        return dict(config.target), ""
+        target = _without(config.target, dropped)
+        check_target(target, run.parameters)
+        return target, ""
     largest = np.max(np.vstack([s.points for s in run.series]), axis=0)
     with np.errstate(over="ignore"):
         target = {name: float(TARGET_FACTOR * value) for name, value in zip(run.parameters, largest)}
@@ -460,6 +497,7 @@ def history(ref: str, config: Config, *, limit: int = 50, cwd: Path | None = Non
                                fix="record some with `scalecheck record FILE --commit REF`")
         entries = []
         for sha, run in reversed(found):
+            (run,), _ = varying([run])
             series = _selected(run, config.metrics, config.kernels)
             table = ModelTable(run.parameters, tuple(fit_kernels(series, config.fit_options(),
                                SegmentOptions() if config.segmentation else None)), None) if series else \
@@ -495,6 +533,14 @@ def _is_file(path: Path) -> bool:
     """Whether `path` is a file; False for a name the system refuses to look up (too long, say), as for a git ref."""
     try:
         return path.is_file()
+    except OSError:
+        return False
+
+
+def _is_profile_folder(path: Path) -> bool:
+    """Whether `path` is a folder of Score-P profiles, one run per sub-folder (read as measurements, not a ref)."""
+    try:
+        return path.is_dir() and is_cube_directory(path)
     except OSError:
         return False
 

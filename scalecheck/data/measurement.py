@@ -243,6 +243,38 @@ def _with_source(series: Series, source: Location | None) -> Series:
                   series.rounds, series.note)
 
 
+def single_valued(runs: Sequence[Run]) -> dict[str, float]:
+    """The parameters that keep one value in every point of every run in `runs` (which share their parameters),
+    with that value; empty when every parameter would go, since then nothing varies and the models say so."""
+    runs = [run for run in runs if run.series]
+    if not runs or any(run.parameters != runs[0].parameters for run in runs):
+        return {}
+    points = np.vstack([s.points for run in runs for s in run.series])
+    found = {name: float(points[0, k]) for k, name in enumerate(runs[0].parameters)
+             if np.all(points[:, k] == points[0, k])}
+    return {} if len(found) == len(runs[0].parameters) else found
+
+
+def without_parameters(run: Run, names: Iterable[str]) -> Run:
+    """`run` without the parameters `names`, each of which holds one value throughout (`single_valued`)."""
+    names = set(names)
+    if not names & set(run.parameters):
+        return run
+    keep = [k for k, name in enumerate(run.parameters) if name not in names]
+    parameters = tuple(run.parameters[k] for k in keep)
+    series = tuple(Series(s.kernel, s.metric, parameters, s.points[:, keep], s.values, s.unit, s.source, s.rounds,
+                          s.note) for s in run.series)
+    return Run(parameters, series, run.meta)
+
+
+def dropped_note(dropped: Mapping[str, float]) -> str:
+    """What leaving out the single-valued parameters `dropped` means, for the reports."""
+    shown = ", ".join(f"{name} = {value:g}" for name, value in dropped.items())
+    one = len(dropped) == 1
+    return (f"{'parameter' if one else 'parameters'} {shown} {'has' if one else 'have'} a single value in every "
+            f"measurement, so the models leave {'it' if one else 'them'} out")
+
+
 def with_round(run: Run, number: int) -> Run:
     """`run` with every repetition marked as coming from round `number` (a whole run measured in one go)."""
     series = tuple(Series(s.kernel, s.metric, s.parameters, s.points, s.values, s.unit, s.source,

@@ -170,6 +170,7 @@ class ModelTable:
     parameters: tuple[str, ...]
     models: tuple[KernelModel, ...]
     target: Mapping[str, float] | None = None
+    notes: tuple[str, ...] = ()  # about the whole input, e.g. parameters left out because they never vary
 
     def prediction(self, km: KernelModel) -> float | None:
         """The model's value at the target scale (None without a target or a model, or when the value is beyond

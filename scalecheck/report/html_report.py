@@ -190,7 +190,7 @@ def render_model_html(table: ModelTable, plots: Plots = Plots(), *, sources: str
     return render_html("model.html.j2", sources=sources, parameters=", ".join(table.parameters),
                        target=_where(table.target) if table.target else "none (ranked by growth)",
                        counts=", ".join(f"{n} {status}" for status, n in counts.items()), columns=_MODEL_COLUMNS,
-                       rows=rows, severities=(), details=details, confidence="95%",
+                       rows=rows, severities=(), details=details, confidence="95%", notices=table.notes,
                        settings=[(name, _setting(value)) for name, value in (settings or {}).items()])
 
 

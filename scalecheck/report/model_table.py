@@ -20,7 +20,7 @@ def render_table(table: ModelTable) -> str:
     target = table.target
     head = _HEAD + ((f"at {','.join(f'{k}={v:g}' for k, v in target.items())}",) if target else ())
     rows = []
-    notes = []
+    notes = list(table.notes)
     segmented = []
     for km in table.ranked():
         if km.model is None:
@@ -76,6 +76,7 @@ def render_json(table: ModelTable) -> str:
         "scalecheck": 1,
         "parameters": list(table.parameters),
         "target": dict(table.target) if table.target else None,
+        "notes": list(table.notes),
         "models": [_model(table, km) for km in table.ranked()],
     }, indent=2, allow_nan=False) + "\n"
 
