@@ -127,8 +127,19 @@ def varying(runs: Sequence[Run]) -> tuple[list[Run], dict[str, float]]:
     """`runs` without the parameters that keep a single value in all of them, and those parameters with their
     value: Extra-P leaves them out too, and a Score-P layout such as `mm.x1000y1z1` names y and z though only x
     varies. Kept when every parameter is single-valued, so that the models say what is missing."""
+    runs = list(runs)
+    measured = [run for run in runs if run.series]
+    own: dict[str, float] = {}
+    if measured and any(run.parameters != measured[0].parameters for run in measured[1:]):
+        # a folder of Score-P runs (x, y, z) against Extra-P's export of it (x): each side's single-valued
+        # parameters that the other side lacks go first
+        shared = set.intersection(*(set(run.parameters) for run in measured))
+        for k, run in enumerate(runs):
+            alone = {name: value for name, value in single_valued([run]).items() if name not in shared}
+            own.update((name, value) for name, value in alone.items() if name not in own)
+            runs[k] = without_parameters(run, alone)
     dropped = single_valued(runs)
-    return [without_parameters(run, dropped) for run in runs], dropped
+    return [without_parameters(run, dropped) for run in runs], {**own, **dropped}
 
 
 def _without(target: Mapping[str, float], dropped: Mapping[str, float]) -> dict[str, float]:

@@ -84,3 +84,16 @@ def test_check_leaves_out_a_parameter_single_valued_on_both_sides_with_a_notice(
     assert f"notice: {NOTE}" in capsys.readouterr().out
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert NOTE in doc["notices"]
+
+
+def test_check_of_a_profile_layout_against_an_export_without_its_single_valued_parameters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = tmp_path / "base.txt"  # the export names p alone
+    base.write_text("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION k\n"
+                    + "".join(f"DATA {p:g} {p * 1.01:g}\n" for p in (2, 4, 8, 16, 32)), encoding="utf-8")
+    cand = extrap_text(tmp_path / "cand.txt", [1])  # p and y = 1, as a folder name such as mm.p8y1 gives
+    assert cli.main(["check", "--baseline", str(base), str(cand)]) == 0
+    assert f"notice: {NOTE}" in capsys.readouterr().out
+    cand2 = extrap_text(tmp_path / "cand2.txt", [1, 2])  # y varies: not the same experiment
+    assert cli.main(["check", "--baseline", str(base), str(cand2)]) == 2
+    assert "the candidate's parameters (p, y) differ from those of the baseline" in capsys.readouterr().err

@@ -7,7 +7,9 @@ A file larger than `MAX_FILE_BYTES` is refused before it is read whole; one that
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -48,8 +50,14 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     saying why it cannot be read (missing, a directory, permissions)."""
     try:
         with path.open("rb") as handle:
-            # at most one byte past the limit: a FIFO or a device has no size to check first
-            return handle.read(max_bytes + 1)
+            # at most one byte past the limit: a FIFO or a device has no size to check first; a file's size bounds
+            # the buffer, which read() would otherwise reserve whole
+            info = os.fstat(handle.fileno())
+            size = info.st_size if stat.S_ISREG(info.st_mode) else max_bytes
+            data = handle.read(min(size, max_bytes) + 1)
+            if len(data) > size:  # it grew since: read on up to the limit
+                data += handle.read(max_bytes + 1 - len(data))
+            return data
     except FileNotFoundError:
         raise InputError("no such file", where=Location(path),
                          fix="check the path, or run the benchmark that writes this file first") from None
