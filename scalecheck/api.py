@@ -380,7 +380,9 @@ def open_store(config: Config, cwd: Path, files: Sequence[Path] = ()) -> Store:
     for path in files:
         full = (cwd / path).resolve()
         if repo_top is not None and full.is_relative_to(repo_top):
-            patterns.append(escape_path(full.relative_to(repo_top).as_posix()))  # a name, not a pattern
+            name = escape_path(full.relative_to(repo_top).as_posix())  # a name, not a pattern
+            # git holds the files of a folder of Score-P runs, not the folder: its profiles, one run per sub-folder
+            patterns.append(f"{name}/*/*.cubex" if _is_profile_folder(full) else name)
     return Store(cwd, data_branch=config.data_branch, measurements=patterns, fmt=config.format, kind=config.store)
 
 

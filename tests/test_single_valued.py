@@ -97,3 +97,24 @@ def test_check_of_a_profile_layout_against_an_export_without_its_single_valued_p
     cand2 = extrap_text(tmp_path / "cand2.txt", [1, 2])  # y varies: not the same experiment
     assert cli.main(["check", "--baseline", str(base), str(cand2)]) == 2
     assert "the candidate's parameters (p, y) differ from those of the baseline" in capsys.readouterr().err
+
+
+CUBE_RUNS = Path(__file__).resolve().parent / "inputs" / "cube" / "single_parameter"
+
+
+def test_check_of_a_folder_of_score_p_runs_against_a_commit_reads_the_committed_profiles(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pycubexr")
+    import shutil
+    import subprocess
+
+    repo = tmp_path / "repo"
+    shutil.copytree(CUBE_RUNS, repo / "runs", ignore=shutil.ignore_patterns("README*"))
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "c1"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    monkeypatch.chdir(repo)
+    out = tmp_path / "verdict.json"
+    assert cli.main(["check", "--baseline", "HEAD", "runs", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert not any(text.startswith("no baseline yet") for text in doc["notices"])  # the profiles were compared
+    assert "parameters y = 1, z = 1 have a single value in every measurement" in capsys.readouterr().out
