@@ -111,7 +111,8 @@ def model(sources: Sequence[str | Path] | Run, config: Config, *, plots: int = 0
     """`scalecheck model`: read `sources` (or use the `Run` given) and model every (kernel, metric) that `config`
     selects, with its search settings and target; with the plots of the first `plots` kernels of the ranking (with
     their confidence bands) for `scalecheck.report.html_report.render_model_html`."""
-    run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], config.format)
+    run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], config.format,
+                                                             config.scaling)
     options = config.fit_options()
     table = fit_models(run, options=options, target=config.target, metrics=config.metrics, kernels=config.kernels,
                        segmentation=SegmentOptions() if config.segmentation else None)
@@ -318,7 +319,7 @@ def _candidate(candidate: Sequence[str | Path] | Run | None, config: Config) -> 
     if isinstance(candidate, Run):
         return candidate, "measurements given", []
     paths = [Path(p) for p in candidate] if candidate else _configured_files(config)
-    return read_many(paths, config.format), ", ".join(str(p) for p in paths), paths
+    return read_many(paths, config.format, config.scaling), ", ".join(str(p) for p in paths), paths
 
 
 def _configured_files(config: Config) -> list[Path]:
@@ -351,7 +352,7 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path, env:
     if baseline is not None and (_is_file(Path(baseline)) or Path(baseline).suffix.lower() in _FILE_SUFFIXES
                                  or _is_profile_folder(Path(baseline))):
         # a missing file: "no such file"
-        return read_many([Path(baseline)], config.format), f"file {baseline}", None
+        return read_many([Path(baseline)], config.format, config.scaling), f"file {baseline}", None
     store = open_store(config, cwd, () if config.measurements else candidate_files)
     try:
         ref = str(baseline) if baseline is not None else store.default_base(env)
@@ -383,7 +384,8 @@ def open_store(config: Config, cwd: Path, files: Sequence[Path] = ()) -> Store:
             name = escape_path(full.relative_to(repo_top).as_posix())  # a name, not a pattern
             # git holds the files of a folder of Score-P runs, not the folder: its profiles, one run per sub-folder
             patterns.append(f"{name}/*/*.cubex" if _is_profile_folder(full) else name)
-    return Store(cwd, data_branch=config.data_branch, measurements=patterns, fmt=config.format, kind=config.store)
+    return Store(cwd, data_branch=config.data_branch, measurements=patterns, fmt=config.format, kind=config.store,
+                 scaling=config.scaling)
 
 
 def _selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) -> list[Series]:
@@ -489,7 +491,8 @@ def record(files: Sequence[str | Path] | None, commit: str, config: Config, *, c
     """
     from scalecheck.machine import fingerprint
 
-    run = read_many([Path(p) for p in files] if files else _configured_files(config), config.format)
+    run = read_many([Path(p) for p in files] if files else _configured_files(config), config.format,
+                    config.scaling)
     if not run.meta.get("machine"):
         run = Run(run.parameters, run.series, {**run.meta, "machine": fingerprint()})
     store = open_store(config, Path.cwd() if cwd is None else cwd)

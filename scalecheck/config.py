@@ -45,7 +45,7 @@ else:  # pragma: no cover - Python 3.10
 from scalecheck.core.options import CompareOptions, FitOptions
 from scalecheck.data.exponents import DEFAULT_BUILDING_BLOCKS, Exponents
 from scalecheck.errors import ConfigError, Location
-from scalecheck.names import (AGGREGATE_NAMES, DEFAULT_FAIL_ON, FAILABLE_KINDS, FORMAT_NAMES, MISSING_BASELINE,
+from scalecheck.names import (AGGREGATE_NAMES, DEFAULT_FAIL_ON, FAILABLE_KINDS, FORMAT_NAMES, MISSING_BASELINE, SCALINGS,
                               STORES)
 
 COMMANDS = ("model", "check", "record", "history")  # the commands that read settings
@@ -297,6 +297,12 @@ class Config:
     format: str | None = setting(
         "", _choice(FORMAT_NAMES), default=None, example='"csv"', commands=COMMANDS, metavar="NAME", flag_example="csv",
         choices=FORMAT_NAMES, help="read every measurement file in this format instead of detecting it per file")
+    scaling: str = setting(
+        "", _choice(SCALINGS), default="weak", example='"strong"', commands=COMMANDS, metavar="TYPE",
+        flag_example="strong", choices=SCALINGS,
+        help="how a Score-P profile's values over its processes and threads make one value, as Extra-P's --scaling: "
+             "weak (their mean), weak_threaded (the mean of the threads that ran the call path) or strong (their "
+             "sum)")
     store: str = setting(
         "", _choice(STORES), default="auto", example='"auto"', commands=_GIT, metavar="STORE", flag_example="auto",
         choices=STORES, help="where the measurements of past commits are: the data branch, files committed in the "

@@ -9,6 +9,9 @@ from __future__ import annotations
 # Measurement formats, in the order detection tries them (scalecheck.formats.FORMATS has one reader per name).
 FORMAT_NAMES = ("scalecheck-json", "jsonl", "csv", "extrap-text", "extrap-json", "talpas", "pytest-benchmark",
                 "google-benchmark", "hyperfine", "asv", "cube", "extrap-experiment")
+# How a Score-P profile's values over processes and threads make one value, as in Extra-P: their mean (weak
+# scaling), the mean of the threads that ran the call path (weak_threaded), their sum (strong scaling).
+SCALINGS = ("weak", "weak_threaded", "strong")
 # Statistics of the repetitions at a point: the first three are plain numpy statistics; tmax is min(S) plus the
 # 0.95 quantile of a noise model fitted to the repetitions.
 AGGREGATE_NAMES = ("mean", "median", "min", "tmax")

@@ -34,6 +34,7 @@ def repo(tmp_path: Path) -> Path:
 EVERY_KEY = {
     "measurements": ("bench/*.json", "more/*.csv"),
     "format": "csv",
+    "scaling": "strong",
     "store": "branch",
     "data_branch": "perf-data",
     "target": {"p": 65536.0, "n": 1e6},
@@ -60,6 +61,7 @@ EVERY_KEY = {
 SETTINGS = """
     measurements = ["bench/*.json", "more/*.csv"]
     format = "csv"
+    scaling = "strong"
     store = "branch"
     data_branch = "perf-data"
     target = {p = 65536, n = 1e6}
@@ -349,7 +351,8 @@ MISTAKES = {
                       '; fix: write store = "auto"'),
     "format_typo": ('[tool.scalecheck]\nformat = "cvs"\n', 2,
                     "[tool.scalecheck] format: must be one of scalecheck-json, jsonl, csv, extrap-text, extrap-json, "
-                    "talpas, got 'cvs'; fix: did you mean 'csv'?"),
+                    "talpas, pytest-benchmark, google-benchmark, hyperfine, asv, cube, extrap-experiment, got 'cvs'; "
+                    "fix: did you mean 'csv'?"),
     "segmentation_string": ('[tool.scalecheck]\nsegmentation = "no"\n', 2,
                             "[tool.scalecheck] segmentation: must be true or false, got a string ('no')"
                             "; fix: write segmentation = false"),
@@ -417,7 +420,8 @@ def test_scalecheck_toml_top_level_key_has_no_table(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert str(info.value) == (f"{path}:1: format: must be one of scalecheck-json, jsonl, csv, extrap-text, "
-                               "extrap-json, talpas, got an integer (3); fix: write format = \"csv\"")
+                               "extrap-json, talpas, pytest-benchmark, google-benchmark, hyperfine, asv, cube, "
+                               "extrap-experiment, got an integer (3); fix: write format = \"csv\"")
 
 
 def test_scalecheck_toml_with_tool_table_says_settings_stand_at_top(tmp_path: Path) -> None:

@@ -58,25 +58,28 @@ __all__ = ["ARCHIVE_FORMATS", "FORMATS", "FORMAT_NAMES", "MAX_FILE_BYTES", "MAX_
            "read_measurements_text"]
 
 
-def read_measurements(path: Path, fmt: str | None = None) -> Run:
+def read_measurements(path: Path, fmt: str | None = None, scaling: str = "weak") -> Run:
     """Read one measurement file (or a folder of Score-P profiles, one run per sub-folder) in format `fmt`, or in
-    the format its name and content show."""
+    the format its name and content show; `scaling` (one of `SCALINGS`) says how a Score-P profile's values over its
+    processes and threads make one value."""
     _check_format(fmt)
     path = Path(path)
     if path.is_dir() and fmt in (None, "cube") and (fmt == "cube" or is_cube_directory(path)):
-        return read_cube_directory(path)
-    return read_measurements_bytes(read_bytes(path, MAX_ARCHIVE_BYTES), path, fmt)
+        return read_cube_directory(path, scaling)
+    return read_measurements_bytes(read_bytes(path, MAX_ARCHIVE_BYTES), path, fmt, scaling)
 
 
-def read_measurements_bytes(raw: bytes, source: str | Path, fmt: str | None = None) -> Run:
+def read_measurements_bytes(raw: bytes, source: str | Path, fmt: str | None = None, scaling: str = "weak") -> Run:
     """Read `raw`, the bytes of the measurement file `source` (a path, or a name such as ``1a2b3c4:bench/r.json``),
-    in format `fmt` or in the one its name and content show."""
+    in format `fmt` or in the one its name and content show (`scaling` as for `read_measurements`)."""
     _check_format(fmt)
     source = Path(source)
     kind = fmt or detect_archive(raw, source)
     if kind in ARCHIVE_FORMATS:
         if len(raw) > MAX_ARCHIVE_BYTES:
             raise too_large(source, MAX_ARCHIVE_BYTES)
+        if kind == "cube":  # an Extra-P experiment records its own scaling
+            return read_cube_bytes(raw, source, scaling)
         return ARCHIVE_FORMATS[kind](raw, source)
     return read_measurements_text(decode_text(raw, source), source, fmt)
 
@@ -94,11 +97,11 @@ def read_measurements_text(text: str, source: str | Path, fmt: str | None = None
     return FORMATS[fmt or detect_format_text(text, source)](text, source)
 
 
-def read_many(paths: Sequence[Path], fmt: str | None = None) -> Run:
+def read_many(paths: Sequence[Path], fmt: str | None = None, scaling: str = "weak") -> Run:
     """Read several measurement files and merge them: the same (kernel, metric) gains the points of each file."""
     if not paths:
         raise InputError("no measurement files given", fix="name at least one measurement file")
-    runs = [read_measurements(Path(path), fmt) for path in paths]
+    runs = [read_measurements(Path(path), fmt, scaling) for path in paths]
     check_merged_cells(runs, [Path(path) for path in paths])
     return merge_runs(runs)
 

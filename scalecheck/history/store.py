@@ -69,7 +69,7 @@ class Store:
     """Measurements per commit of the git repository that contains `path`."""
 
     def __init__(self, path: Path, *, data_branch: str = DEFAULT_BRANCH, measurements: Sequence[str] = (),
-                 fmt: str | None = None, kind: str = "auto") -> None:
+                 fmt: str | None = None, kind: str = "auto", scaling: str = "weak") -> None:
         if kind not in STORES:
             raise ConfigError(f"unknown history store '{kind}'", fix=f"use one of: {', '.join(STORES)}")
         try:
@@ -82,6 +82,7 @@ class Store:
         self.data_branch = data_branch
         self.measurements = tuple(normalised(pattern) for pattern in measurements)
         self.fmt = fmt
+        self.scaling = scaling  # how Score-P profiles combine their processes' values
         self.kind = kind
         self._entries: dict[str, dict[str, _Entry]] = {}  # data-branch commit sha -> its top-level entries
         if not data_branch or data_branch.startswith("-") or not self._ok_ref_name(f"refs/heads/{data_branch}"):
@@ -208,7 +209,7 @@ class Store:
         if not blobs:
             return None
         displays = [f"{sha[:7]}:{blob.path}" for blob in blobs]
-        runs = [_read_blob(blob, display, self.fmt) for blob, display in zip(blobs, displays)]
+        runs = [_read_blob(blob, display, self.fmt, self.scaling) for blob, display in zip(blobs, displays)]
         check_merged_cells(runs, [Path(display) for display in displays])
         return merge_runs(runs)  # its errors name the sources the runs were read under
 
@@ -450,9 +451,9 @@ def _lookup(tree: git.Tree, path: str) -> object:
         return None
 
 
-def _read_blob(blob: git.Blob, display: str, fmt: str | None) -> Run:
+def _read_blob(blob: git.Blob, display: str, fmt: str | None, scaling: str = "weak") -> Run:
     """Read a committed file in memory; locations in the run and in errors name `display` (``1a2b3c4:path``)."""
     source = Path(display)
     if blob.size > MAX_ARCHIVE_BYTES:  # refused before it is read into memory, as a file on disk is
         raise too_large(source, MAX_ARCHIVE_BYTES)
-    return read_measurements_bytes(blob.data_stream.read(), source, fmt)
+    return read_measurements_bytes(blob.data_stream.read(), source, fmt, scaling)
