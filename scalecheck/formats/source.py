@@ -118,6 +118,8 @@ _SIGNATURES = (
     (b"(?s:.{257})ustar", "a tar archive (a Score-P .cubex profile is one)",
      "for a Score-P profile, read it with --format cube (or without --format; it needs pip install "
      "'scalecheck[cube]'); for another tar archive, extract it (tar xf FILE) and name the measurement files"),
+    (b"(?s:.{0,16})EXTRAP_EXPERIMENT", "an Extra-P 3 experiment",
+     "save it as an Extra-P 4 experiment and read that: extrap --extra-p-3 FILE --save-experiment NEW.extra-p"),
     (b"\x7fELF", "an executable program (ELF)", "name the file the benchmark writes, not the program"),
 )
 _SIGNATURE = re.compile(b"|".join(b"(%s)" % signature for signature, _, _ in _SIGNATURES))
