@@ -379,8 +379,8 @@ def _tar() -> bytes:  # a Score-P .cubex profile is a tar archive of anchor.xml 
     ("profile.cubex", _tar(), "not a CUBE profile: its anchor.xml is not an XML document"),
     ("bench", b"\x7fELF\x02\x01\x01" + bytes(57), "this is an executable program (ELF), not a text file"),
     # the first bytes of experiment_3 in Extra-P's test data
-    ("experiment_3", b"\x01\x00\x11\x00\x00\x00EXTRAP_EXPERIMENT\x03\x00\x00\x001.0", "this is an Extra-P 3 experiment, "
-     "not a text file"),
+    ("experiment_3", b"\x01\x00\x11\x00\x00\x00EXTRAP_EXPERIMENT\x03\x00\x00\x001.0", "this is an Extra-P 3 "
+     "experiment, not a text file"),
     ("r.csv", "kernel,p,value\n".encode("utf-16"), "the file is UTF-16 text, not UTF-8"),
     ("r.jsonl", '{"kernel": "k"}\n'.encode("utf-16-le"), "the file is UTF-16 text, not UTF-8"),
     ("r.csv", b"kernel,p,value\nk,8,1.5\x00\n", "this is binary data, not a text file (a NUL byte at offset 22)"),
