@@ -31,6 +31,8 @@ _FOREIGN_JSON = (
     ('"results"', "hyperfine", is_hyperfine),
     ('"result_columns"', "asv", is_asv),
     ('"results"', "asv", is_asv),
+    ('"param_names"', "asv", is_asv),  # asv's benchmarks.json, which its reader names and refuses
+    ('"num_cpu"', "asv", is_asv),  # asv's machine.json, likewise
 )
 
 
