@@ -83,8 +83,9 @@ def test_the_first_commands_outputs_are_ignored() -> None:
     (["chek"], "argument COMMAND: invalid choice: 'chek' (choose from 'model', 'check', 'record', 'history', "
                "'comment', 'cluster', 'overhead', 'measure', 'ci'); fix: did you mean 'check'?"),
     (["model", "m.txt", "--format", "cvs"], "argument --format: invalid choice: 'cvs' (choose from 'scalecheck-json', "
-                                            "'jsonl', 'csv', 'extrap-text', 'extrap-json', 'talpas'); fix: did you "
-                                            "mean 'csv'?"),
+                                            "'jsonl', 'csv', 'extrap-text', 'extrap-json', 'talpas', "
+                                            "'pytest-benchmark', 'google-benchmark', 'hyperfine', 'asv', 'cube', "
+                                            "'extrap-experiment'); fix: did you mean 'csv'?"),
     (["model"], "the following arguments are required: FILE; fix: see scalecheck model --help"),
 ], ids=["flag", "flag_with_value", "two_flags", "top_level_flag", "no_close_flag", "subcommand", "choice",
         "missing_argument"])

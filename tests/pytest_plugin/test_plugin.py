@@ -316,8 +316,8 @@ def test_unrelated():
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=3, errors=1)
     message = (f"scalecheck: {pytester.path / 'pyproject.toml'}:2: [tool.scalecheck]: unknown key 'confidnce'; fix: "
-               "the keys here are measurements, format, store, data_branch, target, metrics, kernels, aggregate, "
-               "segmentation, search, gate, expectations")
+               "the keys here are measurements, format, scaling, store, data_branch, target, metrics, kernels, "
+               "aggregate, segmentation, search, gate, expectations")
     assert _messages(result) == [message] * 4  # the fixture's setup error, then the three cases
     assert "Traceback" not in result.stdout.str() and "UsageError" not in result.stdout.str()
 

@@ -19,19 +19,14 @@ from pathlib import Path
 import pytest
 
 from scalecheck.cli import OK, REGRESSION, main
-from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS
 from tests.conftest import missing_tool
+from tests.tools.classes import BUBBLE_ORDERS, MERGE_ORDERS
 
 SORTS = Path(__file__).parent / "sorts"
 ALGORITHMS: dict[str, list[str]] = {"merge": [], "bubble": ["-DSORT_BUBBLE"]}  # compiler flags choosing the sort
 BUBBLE_SIZES = [round(2000 * 2 ** (k / 2)) for k in range(7)]  # 2,000 .. 16,000
 MERGE_SIZES = [round(2000 * 2 ** (k / 2)) for k in range(19)]  # 2,000 .. 1,024,000
 KERNEL = "./sort {n}"
-# the lead term's class (exponent of n, exponent of log2 n), or a neighbouring one: the classes one step slower and
-# one step faster in the search space, ordered by growth (n^(7/4) < n^2 < n^2 log2(n); n < n log2(n) < n log2(n)^2)
-LADDER = sorted({(float(i), float(j)) for i, j in DEFAULT_BUILDING_BLOCKS})
-BUBBLE_ORDERS = set(LADDER[LADDER.index((2.0, 0.0)) - 1:LADDER.index((2.0, 0.0)) + 2])
-MERGE_ORDERS = set(LADDER[LADDER.index((1.0, 1.0)) - 1:LADDER.index((1.0, 1.0)) + 2])
 
 pytestmark = pytest.mark.wall_clock
 
