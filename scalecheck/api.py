@@ -477,7 +477,8 @@ def _plot(sides: Sequence[tuple[str, Series, KernelModel]], target: Mapping[str,
     drawn = []
     for role, series, km in sides:
         band = prediction_band(series, km, grid, options, confidence, BAND_RESAMPLES, seed)
-        drawn.append(plot_side(role, series, km, axis, grid, model=band.model, band=(band.low, band.high)))
+        drawn.append(plot_side(role, series, km, axis, grid, model=band.model, band=(band.low, band.high),
+                               band_note=band.note))
     return kernel_plot(sides[-1][1], axis, grid, target, drawn)
 
 

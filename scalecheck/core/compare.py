@@ -395,6 +395,9 @@ def _adjust(pending: list[PendingFinding], confidence: float) -> list[Finding]:
         out.append(replace(t.finding, p_value=t.p_value, q_value=q))
     return out
 
+# A band's legend says which models the resamples select when at least this share of them select another.
+OTHER_MODELS = 0.2
+
 
 @dataclass(frozen=True, kw_only=True)
 class Band:
@@ -404,6 +407,7 @@ class Band:
     model: np.ndarray  # (g,) the model chosen on the data
     low: np.ndarray  # (g,) lower bound
     high: np.ndarray  # (g,) upper bound
+    note: str = ""  # how often the resamples select another model, when they often do
 
 
 def prediction_band(series: Series, model: KernelModel, grid: np.ndarray, options: FitOptions = FitOptions(),
@@ -411,15 +415,17 @@ def prediction_band(series: Series, model: KernelModel, grid: np.ndarray, option
     """The model of `series` (its last segment's, if segmented) evaluated on `grid`, with a two-sided band.
 
     The band comes from the same bootstrap as the comparison: the repetitions are resampled within each point
-    (parametric resamples without repetitions), the selection is re-run among the model's neighbourhood on every
-    resample, and each resample's selected model is evaluated along the grid; the band is the pointwise
-    ((1 - confidence) / 2, (1 + confidence) / 2) quantiles. So it shows the uncertainty of the model class as well
-    as of the coefficients, growing with the distance of the extrapolation.
+    (parametric resamples without repetitions), the model is fitted again to every resample and evaluated along the
+    grid; the band is the pointwise ((1 - confidence) / 2, (1 + confidence) / 2) quantiles, so it belongs to the
+    model drawn and contains its line. The selection is also re-run among the model's neighbourhood on every
+    resample: when at least `OTHER_MODELS` of them select another model, `note` says how often and which one most
+    often, so that a band that looks narrow is not read as certainty about the class.
     """
     side = prepare_side(series, model, options)
     rng = np.random.default_rng([seed, name_hash(series.kernel, series.metric)])
     far = grid[np.argmax(np.sum(np.log(grid), axis=1))]
-    specs = hypotheses(neighbourhood(side.fitted.spec, options.building_blocks), side.points, far)
+    own = side.fitted.spec
+    specs = hypotheses(neighbourhood(own, options.building_blocks), side.points, far)
     if side.values.shape[1] > 1:
         samples = resample(side.values, resamples, rng)
     else:
@@ -427,15 +433,24 @@ def prediction_band(series: Series, model: KernelModel, grid: np.ndarray, option
         samples = jitter(fitted, residual_spread(side.stats, fitted), resamples, rng)
     chosen = reselect(side.points, samples, specs, far, options).chosen
     stats = point_stats(samples, options.aggregate)
-    curves = np.full((resamples, grid.shape[0]), np.nan)
-    for h in np.unique(chosen):
-        X, lead = design([specs[int(h)]], side.points)
-        coef = score(X, lead, stats, options).batch.coef[0]  # (B, k)
-        columns = chosen == h
-        with np.errstate(over="ignore", invalid="ignore"):  # beyond the range of floats far out: inf, not drawn
-            curves[columns] = coef[columns] @ specs[int(h)].basis(grid).T
+    X, lead = design([own], side.points)
+    coef = score(X, lead, stats, options).batch.coef[0]  # (B, k)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond the range of floats far out: inf, not drawn
+        curves = coef @ own.basis(grid).T
     tail = (1 - confidence) / 2
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a grid point where every curve overflowed: NaN
         low, high = np.nanquantile(curves, [tail, 1 - tail], axis=0)
-    return Band(grid=grid, model=side.fitted.predict(grid), low=low, high=high)
+    return Band(grid=grid, model=side.fitted.predict(grid), low=low, high=high,
+                note=_other_models(chosen, specs, own, series.parameters))
+
+
+def _other_models(chosen: np.ndarray, specs: Sequence[ModelSpec], own: ModelSpec, names: tuple[str, ...]) -> str:
+    """What the band's legend says when resamples (`chosen`: index into `specs`) often select another model."""
+    picks = [specs[int(h)] for h in chosen]
+    others = [spec for spec in picks if spec != own]
+    if len(others) < OTHER_MODELS * max(1, len(picks)):
+        return ""
+    common = max(set(others), key=others.count)
+    return (f"the resamples select another model in {len(others) / len(picks):.0%} of draws, most often "
+            f"{common.format(names)}")

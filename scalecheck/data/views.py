@@ -84,6 +84,7 @@ class PlotSide:
     model: np.ndarray | None = None  # (g,) the model along the grid (None: no model)
     band_low: np.ndarray | None = None  # (g,) the confidence band (None: not computed)
     band_high: np.ndarray | None = None
+    band_note: str = ""  # said beside the band: how often the resamples select another model
     segments: tuple[tuple[np.ndarray, np.ndarray], ...] = ()  # (x, y) along the grid of each earlier segment
     change_points: tuple[float, ...] = ()  # where the vertical change-point lines go
 
@@ -142,7 +143,8 @@ def _fixed(points: np.ndarray, axis: int) -> np.ndarray:
 
 
 def plot_side(role: str, series: Series, km: KernelModel, axis: int, grid: np.ndarray, *,
-              model: np.ndarray | None = None, band: tuple[np.ndarray, np.ndarray] | None = None) -> PlotSide:
+              model: np.ndarray | None = None, band: tuple[np.ndarray, np.ndarray] | None = None,
+              band_note: str = "") -> PlotSide:
     """What one side draws along `grid` (from `plot_grid`): `model` and `band` (low, high) are the model and its
     confidence band along the grid when computed (`scalecheck.core.compare.prediction_band`); without `model`, the
     kernel's model is evaluated along the grid."""
@@ -165,7 +167,7 @@ def plot_side(role: str, series: Series, km: KernelModel, axis: int, grid: np.nd
     return PlotSide(role, series.points[on_line, axis], np.nanmedian(values, axis=1), np.nanmin(values, axis=1),
                     np.nanmax(values, axis=1), start, float(np.max(series.points[:, axis])),
                     model if km.model is not None else None, band[0] if band else None, band[1] if band else None,
-                    segments, change_points)
+                    band_note, segments, change_points)
 
 
 def kernel_plot(series: Series, axis: int, grid: np.ndarray, target: Mapping[str, float] | None,

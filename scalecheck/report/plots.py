@@ -104,7 +104,7 @@ def _draw_side(ax, side: PlotSide, line: np.ndarray,  # type: ignore[no-untyped-
     if side.band_low is not None and side.band_high is not None:
         keep = (line >= side.start) & on_line & _drawable(side.band_low, side.band_high, limit=y_limit)
         ax.fill_between(line[keep], side.band_low[keep], side.band_high[keep], color=color, alpha=0.15,
-                        linewidth=0, label=f"{who}confidence band")
+                        linewidth=0, label=f"{who}confidence band" + (f" ({side.band_note})" if side.band_note else ""))
         drawn += int(np.sum(keep))
     if side.model is not None:
         model = on_line & _drawable(side.model, limit=y_limit)
