@@ -45,8 +45,8 @@ else:  # pragma: no cover - Python 3.10
 from scalecheck.core.options import CompareOptions, FitOptions
 from scalecheck.data.exponents import DEFAULT_BUILDING_BLOCKS, Exponents
 from scalecheck.errors import ConfigError, Location
-from scalecheck.names import (AGGREGATE_NAMES, DEFAULT_FAIL_ON, FAILABLE_KINDS, FORMAT_NAMES, MISSING_BASELINE, SCALINGS,
-                              STORES)
+from scalecheck.names import (AGGREGATE_NAMES, DEFAULT_FAIL_ON, FAILABLE_KINDS, FORMAT_NAMES, MISSING_BASELINE,
+                              NEGATIVE_EXPONENTS, SCALINGS, STORES)
 
 COMMANDS = ("model", "check", "record", "history")  # the commands that read settings
 _MODELING = ("model", "check", "history")  # commands that fit models
@@ -213,7 +213,7 @@ def _target(value: object) -> dict[str, float]:
 
 
 def _fractions(value: object) -> tuple[Fraction, ...]:
-    """Exponents: numbers, or strings such as "3/2"; >= 0; sorted, without repeats."""
+    """Exponents: numbers, or strings such as "3/2" or "-1/2"; sorted, without repeats."""
     if not isinstance(value, (list, tuple)):
         raise _Invalid(f"must be a list of exponents, got {_kind(value)}")
     if not value:
@@ -226,9 +226,6 @@ def _fractions(value: object) -> tuple[Fraction, ...]:
             number = Fraction(str(item)) if isinstance(item, (float, str)) else Fraction(item)  # str: 0.1 exactly
         except (ValueError, ZeroDivisionError):
             raise _Invalid(f"holds {_kind(item)}, which is not a number or a fraction") from None
-        if number < 0:
-            raise _Invalid(f"holds {item!r}, which is negative",
-                           fix="use exponents >= 0 (allow_decreasing accepts falling trends)")
         out.add(number)
     return tuple(sorted(out))
 
@@ -339,7 +336,8 @@ class Config:
     exponents: tuple[Fraction, ...] | None = setting(
         "search", _fractions, default=None, example='[0, "1/2", 1, "3/2", 2]', commands=_MODELING, metavar="LIST",
         flag_example="0,1/2,1,3/2,2", form="comma",
-        help="polynomial exponents i to search (default: Extra-P's 20); with log_exponents, every (i, j) pair")
+        help="polynomial exponents i to search (default: Extra-P's 20; a negative one is a falling term); with "
+             "log_exponents, every (i, j) pair")
     log_exponents: tuple[Fraction, ...] | None = setting(
         "search", _fractions, default=None, example="[0, 1, 2]", commands=_MODELING, metavar="LIST",
         flag_example="0,1,2", form="comma",
@@ -347,6 +345,11 @@ class Config:
     allow_decreasing: bool = setting(
         "search", _boolean, source="FitOptions.allow_decreasing", example="true", commands=_MODELING, metavar=None,
         form="on", help="accept models whose lead term decreases (else such kernels are modeled as constant)")
+    negative_exponents: str = setting(
+        "search", _choice(NEGATIVE_EXPONENTS), source="FitOptions.negative_exponents", example='"always"',
+        commands=_MODELING, metavar="WHEN", flag_example="always", choices=NEGATIVE_EXPONENTS,
+        help="when to search falling terms p^-i * log2(p)^-j (strong scaling: time that shrinks as processes are "
+             "added): auto (for kernels whose values fall with a parameter), always, or never")
     refine: bool = setting(
         "search", _boolean, source="FitOptions.refine", example="true", commands=_MODELING, metavar=None, form="on",
         help="search-space refinement: exponents on a grid of 1/24 along Extra-P's four slices (single-parameter "

@@ -15,6 +15,9 @@ SCALINGS = ("weak", "weak_threaded", "strong")
 # Statistics of the repetitions at a point: the first three are plain numpy statistics; tmax is min(S) plus the
 # 0.95 quantile of a noise model fitted to the repetitions.
 AGGREGATE_NAMES = ("mean", "median", "min", "tmax")
+# When the search adds falling terms x^-i * log2(x)^-j (strong scaling: work that shrinks as processes grow): for
+# the kernels whose values fall with a parameter (auto), for every kernel (always), or never.
+NEGATIVE_EXPONENTS = ("auto", "always", "never")
 # Every kind of finding, in the order a report lists them. "renamed", "replaced" and "improvement" never fail a
 # build: the first two rest on a guess from names, the last is good news.
 FINDING_KINDS = ("growth", "prediction", "expectation", "measured", "segmentation", "overhead", "structure",

@@ -46,6 +46,7 @@ EVERY_KEY = {
     "exponents": (F(0), F(1, 2), F(1), F(3, 2)),
     "log_exponents": (F(0), F(1)),
     "allow_decreasing": True,
+    "negative_exponents": "always",
     "refine": True,
     "alpha": 0.05,
     "min_points": 4,
@@ -75,6 +76,7 @@ SETTINGS = """
     exponents = [0, "1/2", 1, 1.5, 1]
     log_exponents = [0, 1]
     allow_decreasing = true
+    negative_exponents = "always"
     refine = true
     alpha = 0.05
     min_points = 4
@@ -371,9 +373,9 @@ MISTAKES = {
     "exponents_word": ('[tool.scalecheck.search]\nexponents = [1, "x"]\n', 2,
                        "[tool.scalecheck.search] exponents: holds a string ('x'), which is not a number or a "
                        "fraction; fix: write exponents = [0, \"1/2\", 1, \"3/2\", 2]"),
-    "exponents_negative": ("[tool.scalecheck.search]\nexponents = [1, -0.5]\n", 2,
-                           "[tool.scalecheck.search] exponents: holds -0.5, which is negative"
-                           "; fix: use exponents >= 0 (allow_decreasing accepts falling trends)"),
+    "negative_exponents_word": ('[tool.scalecheck.search]\nnegative_exponents = "yes"\n', 2,
+                                "[tool.scalecheck.search] negative_exponents: must be one of auto, always, never, "
+                                "got 'yes'; fix: write negative_exponents = \"always\""),
     "exponents_empty": ("[tool.scalecheck.search]\nexponents = []\n", 2,
                         "[tool.scalecheck.search] exponents: is empty"
                         "; fix: write exponents = [0, \"1/2\", 1, \"3/2\", 2]"),

@@ -24,6 +24,7 @@ import numpy as np
 
 from scalecheck.core.search import (MAX_MAGNITUDE, FitOptions, PointStats, criterion, decide, design, point_stats,
                                     score)
+from scalecheck.data.exponents import falling
 from scalecheck.data.spec import Exponents, Factor, ModelSpec, Term
 
 STEPS = 2  # neighbours this many steps up and down the ordered building blocks
@@ -60,7 +61,10 @@ class Resampled:
 def neighbourhood(spec: ModelSpec, blocks: Sequence[Exponents], steps: int = STEPS) -> list[ModelSpec]:
     """`spec`, the specs with one exponent pair moved up to `steps` places along `blocks` (sorted by asymptotic
     order), and the specs with one term dropped. Terms never repeat within a spec."""
-    return list(_neighbourhood(spec, tuple(blocks), steps))
+    blocks = tuple(blocks)
+    if any(factor.order < (0, 0) for term in spec.terms for factor in term.factors):
+        blocks = tuple(dict.fromkeys(blocks + falling(blocks)))  # a falling term moves among falling ones too
+    return list(_neighbourhood(spec, blocks, steps))
 
 
 @functools.lru_cache(maxsize=4096)

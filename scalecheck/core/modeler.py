@@ -1,6 +1,6 @@
 """Model every (kernel, metric): group series that share a point set, fit each group in one batch.
 
-Single-parameter series go through `search.select` directly, after `segment` has looked for change points (a
+Single-parameter series go through `search.select_one_parameter`, after `segment` has looked for change points (a
 segmented kernel gets one model per segment); several parameters go through the hierarchical search in `multi`.
 Series with too few distinct parameter values, whose parameters only grow together, or whose values are beyond
 the magnitudes a fit handles (`search.out_of_range`: a square or an inverse square would overflow), get a
@@ -22,8 +22,7 @@ from scalecheck.core.adequacy import contradictions, model_contradiction
 from scalecheck.core.fit import adjusted_r2, smape
 from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters, most_parameters, \
     search_plan
-from scalecheck.core.search import (OUT_OF_RANGE, Choice, FitOptions, PointStats, out_of_range, point_stats,
-                                    refined_specs, select, single_parameter_specs)
+from scalecheck.core.search import OUT_OF_RANGE, Choice, FitOptions, PointStats, out_of_range, point_stats
 from scalecheck.core.segment import Boundary, SegmentOptions, fit_range, segment_kernels
 from scalecheck.data.measurement import Series
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, Scores, Segment
@@ -59,8 +58,7 @@ def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
         group = [series[i] for i in members]
         stats = point_stats(_stack_values(group), options.aggregate)
         if first.points.shape[1] == 1:
-            space = refined_specs if options.refine else single_parameter_specs
-            choices = select(first.points, space(first.points[:, 0], options), stats, options)
+            choices = fit_range(first.points[:, 0], stats, options)
         else:
             choices = fit_multi_parameter(first.points, stats, options)
         models = _kernel_models(group, choices, stats)

@@ -19,7 +19,8 @@ import math
 import numpy as np
 
 from scalecheck.core.search import (Choice, FitOptions, PointStats, Scored, constant_test, decide, design,
-                                    noise_and_penalty, score, single_parameter_specs, terms_allowed)
+                                    falling_values, noise_and_penalty, score, single_parameter_specs,
+                                    terms_allowed, with_falling)
 from scalecheck.data.spec import ModelSpec, Term
 
 # Stage-2 hypotheses tried at most. Up to three parameters the full search fits (1,359 with three candidates per
@@ -171,7 +172,10 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
     values : ndarray, shape (H, n)
     """
     K = stats.y.shape[0]
-    specs = [s for s in single_parameter_specs(points[:, param], options, param) if s.n_terms == 1]
+    space = options if options.negative_exponents == "never" else with_falling(options)
+    specs = [s for s in single_parameter_specs(points[:, param], space, param) if s.n_terms == 1]
+    falling = np.array([s.terms[0].order_in(param) < (0, 0) for s in specs])
+    falls = np.zeros(K)  # lines along which the kernel's values fall (`falling_values`), less the others
     X, lead = design(specs, points)  # (H, n, 2)
     ones = np.ones((1, points.shape[0], 1))
     no_lead = np.zeros((1, 1), dtype=bool)
@@ -181,6 +185,7 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
     constant_dof = 0
     for index in lines(points, param, options.min_distinct_values):
         sub = stats.subset(points=index)
+        falls += np.where(falling_values(points[index, param], stats.y[:, index]), 1, -1)
         terms = score(X[:, index], lead, sub, options)
         constant = score(ones[:, index], no_lead, sub, options)
         sigma2, _ = noise_and_penalty(sub, terms.wrss, index.size, options)
@@ -192,6 +197,8 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
         constant_dof += index.size - 1
     keeps = constant_test(wrss_constant, np.ones(K), stats.dof, constant_dof + 1, options.alpha) if constant_dof \
         else np.zeros(K, dtype=bool)
+    if options.negative_exponents == "auto":  # falling terms only where most lines fall (`select_one_parameter`)
+        total = np.where(falling[:, None] & (falls <= 0)[None], np.inf, total)
     order = np.argsort(total, axis=0)[: options.candidates_per_parameter].T  # (K, T)
     better = np.take_along_axis(total.T, order, axis=1) < total_constant[:, None]
     index = np.where(better & ~(keeps & (stats.dof > 0))[:, None], order, -1)

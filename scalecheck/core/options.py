@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scalecheck.data.exponents import DEFAULT_BUILDING_BLOCKS, Exponents
-from scalecheck.names import AGGREGATE_NAMES
+from scalecheck.names import AGGREGATE_NAMES, NEGATIVE_EXPONENTS
 
 if TYPE_CHECKING:
     from scalecheck.core.exceedance import ExceedanceOptions
@@ -24,7 +24,8 @@ class FitOptions:
     building_blocks: tuple[Exponents, ...] = DEFAULT_BUILDING_BLOCKS  # (i, j) of x^i * log2(x)^j
     max_terms: int = 2  # terms per parameter beyond the constant, when the points allow (see terms_allowed)
     allow_decreasing: bool = False  # accept falling terms (negative coefficients); else every term coefficient > 0
-    min_term_contribution: float = 0.01  # a term must reach this share of the model value at some point
+    negative_exponents: str = "auto"  # search x^-i * log2(x)^-j too: for falling kernels (auto), always, or never
+    min_term_contribution: float = 0.01  # share of the model value a term always may reach; less if the noise allows
     aggregate: str = "mean"  # per-point statistic of the repetitions
     alpha: float = 0.01  # level of the constant test and of the per-term penalty
     noise_floor: float = 1e-3  # smallest relative noise assumed (timers and machines are never exact)
@@ -36,6 +37,8 @@ class FitOptions:
     def __post_init__(self) -> None:
         if self.aggregate not in AGGREGATE_NAMES:
             raise ValueError(f"aggregate must be one of {AGGREGATE_NAMES}, got {self.aggregate!r}")
+        if self.negative_exponents not in NEGATIVE_EXPONENTS:
+            raise ValueError(f"negative_exponents must be one of {NEGATIVE_EXPONENTS}, got {self.negative_exponents!r}")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
         if self.max_terms < 1:

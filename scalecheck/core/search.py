@@ -20,7 +20,7 @@ noisy data; scalecheck measures every decision in units of the kernel's own nois
    all building blocks, so it pays the `1 - alpha / len(building_blocks)` quantile (Bonferroni): at 5% noise on 8
    points this keeps the lead order of one-term functions right 86-96% of the time instead of 74-85%.
 Hypotheses with a negative term coefficient (unless decreasing models are allowed: then only a negative lead
-coefficient is excluded), or with a term that never contributes `min_term_contribution` of the value at any
+coefficient is excluded), or with a term that never contributes `smallest_term` of the value at any
 measured point, are not eligible. Terms of opposite sign would cancel: n^2 data fitted as n^(7/4) - n^(3/2) *
 log2(n)^2 read as a lower class, flat data fitted as n^(5/2) - n^(9/4) as a higher one.
 """
@@ -37,6 +37,7 @@ import numpy as np
 from scalecheck.core.fit import BatchFit, fit_batch
 from scalecheck.core.options import FitOptions as FitOptions  # re-exported: the search's options
 from scalecheck.core.tmax import DEFAULT_QUANTILE, tmax
+from scalecheck.data.exponents import falling
 from scalecheck.data.measurement import AGGREGATES
 from scalecheck.data.spec import Exponents, ModelSpec, single_term
 from scalecheck.names import AGGREGATE_NAMES as AGGREGATE_NAMES  # re-exported: what `aggregate` may name
@@ -251,6 +252,8 @@ def _weights(reps: np.ndarray, center: np.ndarray) -> np.ndarray:
 def single_parameter_specs(x: np.ndarray, options: FitOptions, param: int = 0) -> list[ModelSpec]:
     """The hypothesis space on values `x` of one parameter: constant, one term, and (points allowing) two terms."""
     blocks = [b for b in options.building_blocks if b[1] == 0 or np.all(x >= 1)]  # log2 needs x >= 1
+    if np.any(x <= 1):
+        blocks = [b for b in blocks if b[1] >= 0]  # log2(x)^-j needs log2(x) > 0
     if np.any(x <= 0):
         blocks = [b for b in blocks if b[0] >= 0]
     terms = [single_term(param, b) for b in blocks]
@@ -271,7 +274,49 @@ def refined_specs(x: np.ndarray, options: FitOptions) -> list[ModelSpec]:
     step = [Fraction(k, 24) for k in range(1, 4 * 24 + 1)]
     blocks: list[Exponents] = [(a, b) for b in (0, 1, 2) for a in step]
     blocks += [(Fraction(0), b) for b in step if b not in (1, 2)]
+    blocks += [b for b in options.building_blocks if b[0] < 0 or b[1] < 0]  # falling terms are not refined
     return single_parameter_specs(x, replace(options, building_blocks=tuple(blocks), max_terms=1))
+
+
+def falling_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(K,) True where the values `y` (K, n) fall with `x` (n,): lower at the largest `x` than at the smallest, and
+    falling in more steps from one value of `x` to the next than they rise."""
+    ordered = y[:, np.argsort(x, kind="stable")]
+    steps = np.sum(np.sign(np.diff(ordered, axis=1)), axis=1)
+    return np.asarray((ordered[:, 0] > ordered[:, -1]) & (steps < 0))
+
+
+def with_falling(options: FitOptions) -> FitOptions:
+    """`options` whose building blocks also hold the falling terms x^-i * log2(x)^-j of its growing ones."""
+    blocks = tuple(dict.fromkeys(options.building_blocks + falling(options.building_blocks)))
+    return replace(options, building_blocks=blocks)
+
+
+def select_one_parameter(x: np.ndarray, stats: PointStats, options: FitOptions) -> list[Choice]:
+    """The main search on one parameter's values `x` (fewer than `min_distinct_values` points: the constant model),
+    with falling terms as `options.negative_exponents` says.
+
+    With "auto", a kernel searches the falling terms too when its values fall with `x` (`falling_values`) and the
+    constant test has not kept it: time that shrinks as processes are added (a fixed problem on more ranks) is then
+    modeled as c0 + c1 * p^(-1/2), or c0 + c1 * p^-1 + c2 * log2(p) when overhead grows, not as a constant. Growing
+    kernels never search them: their space, and their cost, stay as they are; so does a kernel whose first point
+    alone is high (a cold start), which segmentation shows as a segment of its own.
+    """
+    space = refined_specs if options.refine else single_parameter_specs
+    if x.size < options.min_distinct_values:
+        return select(x[:, None], [ModelSpec()], stats, options)
+    if options.negative_exponents == "always":
+        options = with_falling(options)
+    choices = select(x[:, None], space(x, options), stats, options)
+    if options.negative_exponents != "auto":
+        return choices
+    kept = np.array([c.spec.n_terms == 0 and not c.fallback for c in choices]) & (stats.dof > 0)
+    falls = np.flatnonzero(falling_values(x, stats.y) & ~kept)
+    if falls.size:
+        wider = with_falling(options)
+        for k, choice in zip(falls, select(x[:, None], space(x, wider), stats.subset(falls), wider)):
+            choices[k] = choice
+    return choices
 
 
 @dataclass(frozen=True, eq=False)
@@ -308,7 +353,7 @@ def score(X: np.ndarray, lead: np.ndarray, stats: PointStats, options: FitOption
         False where a hypothesis does not apply to a kernel (multi-parameter slots).
     """
     batch = fit_batch(X, stats.y, stats.weights)
-    eligible = batch.valid & _eligible(X, lead, batch, options)
+    eligible = batch.valid & _eligible(X, lead, batch, options, smallest_term(stats, options))
     if exists is not None:
         eligible &= exists
     resid_w = stats.weights[None] * (stats.y[None] - batch.fitted) ** 2
@@ -408,9 +453,26 @@ def select(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, option
     return choices
 
 
-def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOptions) -> np.ndarray:
+def smallest_term(stats: PointStats, options: FitOptions) -> np.ndarray:
+    """(K,) the share of the model value a term must reach at some measured point: three standard errors of a
+    point's aggregate (the kernel's pure error over its mean repetitions; the noise floor without repetitions),
+    between the noise floor and `min_term_contribution`.
+
+    A fixed share would drop small real terms of precise data (5e5 + 1000 * log2(p) on noise-free values, 1% of
+    the value at most) and keep terms that noisy data cannot support; tied to the noise, a term must stand out of
+    what the repetitions show. With 2% noise and 5 repetitions the bound is `min_term_contribution` (1%), as it was.
+    """
+    floor = options.noise_floor**2
+    sigma2 = np.where((stats.dof > 0) & np.isfinite(stats.sigma2), stats.sigma2, floor)
+    reps = np.maximum(np.mean(stats.reps, axis=1), 1.0)
+    return np.asarray(np.clip(3 * np.sqrt(np.maximum(sigma2, floor) / reps), options.noise_floor,
+                              options.min_term_contribution))
+
+
+def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOptions,
+              smallest: np.ndarray) -> np.ndarray:
     """(H, K) mask: term coefficients positive (unless decreasing models are allowed, then only the other terms
-    than the lead ones) and every term contributing enough.
+    than the lead ones) and every term reaching the share `smallest` (K,) of the value at some point.
 
     A negative term under a positive one of higher order makes a difference of two growing functions, which over a
     few measured points can imitate any growth: n^2 data fitted as n^(7/4) - n^(3/2) * log2(n)^2 (a lower class), or
@@ -430,7 +492,7 @@ def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOpti
         parts = np.abs(X[..., 1:] * coef[:, :, None, 1:])  # (H, K, n, k-1)
         share = parts / np.abs(fitted)[..., None]
     share = np.where(np.isfinite(share), share, 0.0)
-    return np.asarray(ok & np.all(share.max(axis=2) >= options.min_term_contribution, axis=2))
+    return np.asarray(ok & np.all(share.max(axis=2) >= smallest[None, :, None], axis=2))
 
 
 def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,

@@ -38,14 +38,13 @@ More change points: each segment of at least `min_points` points is searched aga
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from scalecheck.core.fit import fit_batch
 from scalecheck.core.options import SegmentOptions as SegmentOptions  # re-exported: detection's options
-from scalecheck.core.search import Choice, FitOptions, PointStats, refined_specs, select, single_parameter_specs
+from scalecheck.core.search import Choice, FitOptions, PointStats, select_one_parameter
 from scalecheck.data.spec import ModelSpec
 
 # A clean run keeps its answer unless a neighbouring candidate is better by more than this many noise variances:
@@ -291,10 +290,7 @@ def _error(x: np.ndarray, stats: PointStats, options: FitOptions) -> tuple[np.nd
 
 def fit_range(x: np.ndarray, stats: PointStats, options: FitOptions) -> list[Choice]:
     """The main search on one parameter's values `x` (fewer than 3 points: the constant model)."""
-    space: Callable[[np.ndarray, FitOptions], list[ModelSpec]] = (
-        refined_specs if options.refine else single_parameter_specs)
-    specs = space(x, options) if x.size >= options.min_distinct_values else [ModelSpec()]
-    return select(x[:, None], specs, stats, options)
+    return select_one_parameter(x, stats, options)
 
 
 def _noise(stats: PointStats, k: int, best_error: float, n: int, options: FitOptions) -> float:

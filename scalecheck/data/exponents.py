@@ -19,3 +19,9 @@ _LOG2 = (_F(0), _F(1, 4), _F(1, 3), _F(1, 2), _F(2, 3), _F(3, 4), _F(1), _F(3, 2
 DEFAULT_BUILDING_BLOCKS: tuple[Exponents, ...] = tuple(
     [(i, 0) for i in _POWERS if i] + [(i, 1) for i in _LOG1] + [(i, 2) for i in _LOG2]
 )
+
+
+def falling(blocks: tuple[Exponents, ...]) -> tuple[Exponents, ...]:
+    """The mirror images (-i, -j) of the growing blocks among `blocks`: x^-i * log2(x)^-j, terms that fall as the
+    parameter grows (Extra-P's negative exponents, for strong scaling), in the order of `blocks`."""
+    return tuple((-_F(i), -j) for i, j in blocks if i >= 0 and j >= 0 and (i or j))

@@ -117,8 +117,9 @@ class ModelSpec:
         return np.stack(columns, axis=1)
 
     def lead_order(self, param: int) -> Exponents:
-        """The highest (i, j) of any term in `param`, compared lexicographically; (0, 0) for none."""
-        return max((term.order_in(param) for term in self.terms), default=(Fraction(0), 0))
+        """The growth in `param`: the highest (i, j) of any term, compared lexicographically, and (0, 0) when no
+        term grows (none, or only falling ones: c0 + c1 * p^-1 tends to c0, a constant at scale)."""
+        return max([(Fraction(0), 0)] + [term.order_in(param) for term in self.terms])
 
     @property
     def n_terms(self) -> int:

@@ -69,14 +69,16 @@ def test_second_term_only_with_enough_points_and_evidence(rng: np.random.Generat
     assert terms_allowed(5, 2) == 1 and terms_allowed(7, 2) == 2
 
 
-def test_decreasing_kernel_is_constant_with_a_note_unless_allowed(rng: np.random.Generator) -> None:
+def test_decreasing_kernel_is_constant_with_a_note_without_falling_terms(rng: np.random.Generator) -> None:
     series = planted_series(lambda p: 5 + 800 / p**0.5, P, rng)
-    [km] = fit_kernels([series])
+    [km] = fit_kernels([series], FitOptions(negative_exponents="never"))
     assert km.model is not None and km.model.spec.n_terms == 0
     assert "allow decreasing models" in km.note
-    options = FitOptions(allow_decreasing=True, building_blocks=DEFAULT_BUILDING_BLOCKS + ((Fraction(-1, 2), 0),))
-    [allowed] = fit_kernels([series], options)
-    assert allowed.model is not None and allowed.model.growth()["p"] == (Fraction(-1, 2), 0)
+    options = FitOptions(negative_exponents="never",
+                         building_blocks=DEFAULT_BUILDING_BLOCKS + ((Fraction(-1, 2), 0),))
+    [given] = fit_kernels([series], options)
+    assert given.model is not None and given.model.spec.lead_order(0) == (0, 0)
+    assert given.model.spec.terms[0].order_in(0) == (Fraction(-1, 2), 0)
 
 
 def test_log_terms_left_out_below_one() -> None:
