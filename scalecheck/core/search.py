@@ -52,6 +52,9 @@ AGGREGATE_VARIANCE = {"mean": 1.0, "median": math.pi / 2, "min": 1.0,
 # out that clean Gaussian noise almost never reaches it (so the pure error keeps its efficiency and its F
 # distribution), close enough to catch a repetition 2x the others under 10% noise.
 OUTLIER_CUTOFF = 4.5
+# Without repetitions, the noise is the residual of the largest models that leave this many degrees of freedom
+# (`residual_basis`); with fewer points, of the one-term models.
+RESIDUAL_DOF = 20
 _SHAMOS = 1.0 / (math.sqrt(2.0) * 0.6744897501960817)  # sigma from the median |difference| of two N(0, sigma^2)
 _MAX_LAG = 8  # pairs of repetitions at lags 1..8: every pair up to 9 repetitions, O(8 r) pairs beyond
 # Croux and Rousseeuw (1992) small-sample factors of the MAD for 0..9 values (n / (n - 0.8) beyond).
@@ -395,6 +398,24 @@ def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointSta
     return best, fallback
 
 
+def residual_basis(wrss: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+    """(H, K) the in-sample errors that stand in for the pure error without repetitions, scaled to n - 2 degrees of
+    freedom (inf for the hypotheses not used): those of the largest models that leave at least `RESIDUAL_DOF`
+    degrees of freedom, else those of the one-term models.
+
+    The best one-term model's residual counts every further real term as noise: on 125 noise-free points of
+    200 + 10 x^(1/3) + 20 y^(1/4) log2(y) + 30 z^(1/3) log2(z), it makes the x term, 2% of the value, look like noise,
+    and the model drops it. With many points the largest model's residual estimates the noise without that bias
+    (as the full model does in Mallows's C_p), and picking the smallest of many such residuals costs little when
+    each has that many degrees of freedom. With few points, where that pick would find noise in almost any term,
+    the one-term models stay the basis.
+    """
+    rich = [size for size in np.unique(sizes).tolist() if size >= 1 and n - 1 - size >= RESIDUAL_DOF]
+    size = max(rich, default=1)
+    scale = max(1, n - 2) / max(1, n - 1 - size)
+    return np.where(sizes[:, None] == size, wrss * scale, np.inf)
+
+
 def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats,
               options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
     """The selection criterion (H, K): leave-one-out error in units of the noise plus `lambda` for the first term
@@ -403,7 +424,7 @@ def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: Point
     from scipy import special
 
     n = stats.y.shape[1]
-    sigma2, penalty = noise_and_penalty(stats, np.where(sizes[:, None] == 1, wrss, np.inf), n, options)
+    sigma2, penalty = noise_and_penalty(stats, residual_basis(wrss, sizes, n), n, options)
     # Each further term is picked among all building blocks: Bonferroni over them keeps noise from buying one.
     level = options.alpha / max(1, len(options.building_blocks)) if options.bonferroni else options.alpha
     dof = np.maximum(stats.dof, 1).astype(float)

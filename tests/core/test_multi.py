@@ -10,7 +10,10 @@ import numpy as np
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.multi import _shapes, hypotheses, most_parameters, search_plan
 from scalecheck.core.search import FitOptions
+from scalecheck.data.measurement import Series
 from tests.conftest import planted_series
+
+F = Fraction
 
 GRID = [(x, y) for x in (4, 8, 16, 32, 64) for y in (10, 20, 40, 80, 160)]
 
@@ -102,3 +105,25 @@ def test_seven_parameters_that_vary_are_not_modeled(rng: np.random.Generator) ->
     assert km.status == "insufficient" and km.model is None
     assert km.note == ("7 parameters vary (a, b, c, d, e, f, g); scalecheck models at most 6 together: model a "
                        "subset, holding the others at one value (a file per value)")
+
+
+def test_a_weak_term_of_a_noise_free_three_parameter_sum_is_kept() -> None:
+    """Without repetitions the noise is the residual of the largest models: the x term (2% of the value) of
+    200 + 10 x^(1/3) + 20 y^(1/4) log2(y) + 30 z^(1/3) log2(z) is not mistaken for noise, nor is a product formed."""
+    grid = np.array(list(itertools.product([2, 4, 8, 16, 32], repeat=3)), dtype=float)
+    cases = {
+        "x^(1/3) + y^(1/4) log y + z^(1/3) log z": (lambda x, y, z: 200 + 10 * x ** (1 / 3) + 20 * y**0.25 * np.log2(y)
+                                                    + 30 * z ** (1 / 3) * np.log2(z),
+                                                    [(F(1, 3), 0), (F(1, 4), 1), (F(1, 3), 1)]),
+        "log x + log^2 y + z^(1/4)": (lambda x, y, z: 200 + 10 * np.log2(x) + 20 * np.log2(y) ** 2 + 30 * z**0.25,
+                                      [(F(0), 1), (F(0), 2), (F(1, 4), 0)]),
+        "x + y log y + z log^2 z": (lambda x, y, z: 200 + 10 * x + 20 * y * np.log2(y) + 30 * z * np.log2(z) ** 2,
+                            [(F(1), 0), (F(1), 1), (F(1), 2)]),
+    }
+    series = [Series(name, "time", ("x", "y", "z"), grid, function(*grid.T)[:, None])
+              for name, (function, _) in cases.items()]
+    for km, (_, expected) in zip(fit_kernels(series), cases.values()):
+        assert km.model is not None
+        got = sorted((tuple(term.order_in(k) for k in range(3)) for term in km.model.spec.terms))
+        want = sorted(tuple(order if k == param else (F(0), 0) for k in range(3)) for param, order in enumerate(expected))
+        assert got == want, km.model.spec.format(("x", "y", "z"))
