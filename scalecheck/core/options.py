@@ -28,7 +28,7 @@ class FitOptions:
     min_term_contribution: float = 0.01  # share of the model value a term always may reach; less if the noise allows
     aggregate: str = "mean"  # per-point statistic of the repetitions
     alpha: float = 0.01  # level of the constant test and of the per-term penalty
-    noise_floor: float = 1e-3  # smallest relative noise assumed (timers and machines are never exact)
+    noise_floor: float = 1e-4  # smallest relative noise assumed (timers and machines are never exact)
     candidates_per_parameter: int = 3  # multi-parameter search: best single-parameter terms kept per parameter
     min_distinct_values: int = 3  # fewer distinct values of a parameter is "insufficient data"
     refine: bool = False  # search-space refinement (Reisert et al.) for single-parameter kernels

@@ -239,3 +239,26 @@ def test_kernels_out_of_range_get_no_model_and_the_others_theirs(rng: np.random.
         models = fit_kernels([huge, fine])
     assert [(m.kernel, m.status, m.ok) for m in models] == [("huge", "out of range", False), ("fine", "ok", True)]
     assert models[1].model is not None and models[1].model.growth_text() == "p"
+
+
+def test_refinement_keeps_the_searched_blocks_off_its_grid() -> None:
+    """log2(x), log2(x)^2 and x^(4/5) are not on the 1/24 grid: refinement must still find them on exact data."""
+    from scalecheck.core.search import refined_specs
+
+    x = np.array([4, 8, 16, 32, 64, 128.0])
+    orders = {s.terms[0].order_in(0) for s in refined_specs(x, FitOptions()) if s.terms}
+    assert {(Fraction(0), 1), (Fraction(0), 2), (Fraction(4, 5), 0)} <= orders
+    truths = {(Fraction(0), 1): 392.8 + 683.9 * np.log2(x), (Fraction(0), 2): 138.7 + 112.4 * np.log2(x) ** 2,
+              (Fraction(4, 5), 0): 836.4 + 989.0 * x**0.8}
+    series = [Series(f"k{k}", "time", ("p",), x[:, None], y[:, None]) for k, y in enumerate(truths.values())]
+    for km, order in zip(fit_kernels(series, FitOptions(refine=True), None), truths):
+        assert km.model is not None and [t.order_in(0) for t in km.model.spec.terms] == [order]
+
+
+def test_a_small_term_of_exact_values_is_found() -> None:
+    """500000 + 1000 * x^(1/4) on exact values: the term is 0.5% of the value, far above what exact data's noise
+    floor (0.01%) can explain."""
+    x = np.array([2, 4, 8, 16, 32.0])
+    series = Series("k", "time", ("p",), x[:, None], (500000 + 1000 * x**0.25)[:, None])
+    [km] = fit_kernels([series])
+    assert km.model is not None and [t.order_in(0) for t in km.model.spec.terms] == [(Fraction(1, 4), 0)]
