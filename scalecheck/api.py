@@ -2,6 +2,9 @@
 its baseline and decide), `record` and `history` (measurements per commit in git), `cluster` (group processes by
 the caller->callee pairs they execute), `overhead` (necessary time versus overhead in an event trace).
 
+`fit_models` and `model` live in `scalecheck.modeling` and are re-exported here. Each use case imports what only it
+needs (git, the comparison, the clustering, the overhead) when it runs, so this module loads little beyond modeling.
+
     >>> from scalecheck.api import fit_models
     >>> table = fit_models(["examples/mpi_data_mean.txt"], target={"p": 65536})
     >>> table.ranked()[0].kernel
@@ -20,170 +23,40 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scalecheck.config import Config
-from scalecheck.config import parse_target as config_parse_target
 from scalecheck.core.cluster import MAX_CONCEPTS, MAX_SETS, ClusterOptions
 from scalecheck.core.cluster import cluster as cluster_processes
-from scalecheck.core.compare import Expectation, compare, prediction_band
-from scalecheck.core.gate import verdict
 from scalecheck.core.modeler import fit_kernels
-from scalecheck.core.overhead import attribute, build_profiles
-from scalecheck.core.renames import with_renames
 from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
-from scalecheck.core.structure import structure_findings
 from scalecheck.core.tmax import DEFAULT_QUANTILE, NoiseOptions
-from scalecheck.data.growth import parse_growth
-from scalecheck.data.measurement import Run, Series, dropped_note, single_valued, without_parameters
-from scalecheck.data.outcome import KernelModel, ModelTable
-from scalecheck.data.machine import MachineMatch
-from scalecheck.data.machine import match as match_machines
-from scalecheck.data.provenance import SameJob
-from scalecheck.data.overhead import INTERPOLATIONS, Calibration, EventTrace, OverheadTable
-from scalecheck.data.processes import Clustering, ProcessSet
-from scalecheck.data.verdict import Finding, Verdict
-from scalecheck.data.views import (CheckContext, HistoryEntry, KernelPlot, Plots, findings_by_kernel, kernel_plot,
-                                   plot_grid, plot_side, report_order)
+from scalecheck.data.measurement import Run, Series, dropped_note
+from scalecheck.data.outcome import ModelTable
+from scalecheck.data.views import CheckContext, HistoryEntry, KernelPlot, Plots, findings_by_kernel, report_order
 from scalecheck.errors import (ConfigError, HistoryError, InputError, Location, ModelingError,
                                NoBaselineError)
 from scalecheck.formats import read_many
-from scalecheck.formats.calibration import read_calibration, read_events
 from scalecheck.formats.cube import is_cube_directory
-from scalecheck.formats.paths import escape as escape_path
-from scalecheck.formats.paths import is_pattern, select_files
-from scalecheck.formats.processes import read_processes, read_processes_sections
+from scalecheck.modeling import nothing_selected, plot_with_bands, selected, without_dropped
+# re-exported: the model use case lives in scalecheck.modeling, which `scalecheck model` imports alone
+from scalecheck.modeling import BAND_RESAMPLES as BAND_RESAMPLES
+from scalecheck.modeling import ModelResult as ModelResult
+from scalecheck.modeling import check_target as check_target
+from scalecheck.modeling import fit_models as fit_models
+from scalecheck.modeling import model as model
+from scalecheck.modeling import model_plots as model_plots
+from scalecheck.modeling import parse_target as parse_target
+from scalecheck.modeling import varying as varying
 
-if TYPE_CHECKING:  # gitpython loads only when a use case needs git: fit_models and check of files work without it
+# The use cases below import what only they need when they run: gitpython (so fit_models and a check of files work
+# without it), the comparison and its statistics, the clustering, the overhead analysis, the pattern matcher.
+if TYPE_CHECKING:
+    from scalecheck.core.compare import Expectation
+    from scalecheck.data.machine import MachineMatch
+    from scalecheck.data.overhead import Calibration, EventTrace, OverheadTable
+    from scalecheck.data.processes import Clustering, ProcessSet
+    from scalecheck.data.provenance import SameJob
+    from scalecheck.data.verdict import Finding, Verdict
     from scalecheck.history.store import Store
-
-
-def fit_models(
-    sources: Sequence[str | Path] | Run,
-    *,
-    fmt: str | None = None,
-    options: FitOptions = FitOptions(),
-    target: Mapping[str, float] | None = None,
-    metrics: Sequence[str] = (),
-    kernels: Sequence[str] = (),
-    segmentation: SegmentOptions | None = SegmentOptions(),
-) -> ModelTable:
-    """Read `sources` (measurement files, or a `Run` already read) and model every (kernel, metric).
-
-    `metrics` keeps only the named metrics; `kernels` keeps kernels matching any of the glob patterns. A target
-    must give a value for every parameter. Single-parameter kernels are searched for change points first, with the
-    thresholds of `segmentation` (None: no search); a segmented kernel gets one model per segment. A parameter with
-    a single value in every measurement is left out (`ModelTable.notes` says so), as Extra-P does; the target may
-    name it with that value.
-    """
-    run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], fmt)
-    (run,), dropped = varying([run])
-    if target is not None:
-        target = _without(target, dropped)
-        check_target(target, run.parameters)
-    series = _selected(run, metrics, kernels)
-    if not series:
-        raise ConfigError(_nothing_selected(run, metrics, kernels),
-                          fix="check --metric and --kernel against the names above")
-    models = tuple(_with_tool_note(km, s) for km, s in zip(fit_kernels(series, options, segmentation), series))
-    table = ModelTable(run.parameters, models, target, (dropped_note(dropped),) if dropped else ())
-    if target is None:
-        return table
-    where = ", ".join(f"{name}={value:g}" for name, value in target.items())
-    beyond = (f"its value at the target {where} is beyond the range of floating-point numbers (about 1.8e+308): "
-              "choose a smaller target")
-    return replace(table, models=tuple(replace(km, note="; ".join(filter(None, (km.note, beyond))))
-                                       if table.beyond_target(km) else km for km in table.models))
-
-
-@dataclass(frozen=True)
-class ModelResult:
-    """What `model` found: the ranked table, the series it was fitted to (for plots), the search options, the
-    files read and the settings that shaped the models (for the report)."""
-
-    table: ModelTable
-    series: tuple[Series, ...]
-    options: FitOptions
-    sources: str
-    settings: Mapping[str, object]
-    plots: Plots = Plots()  # the HTML report's plots, confidence bands computed (`model(..., plots=N)`)
-
-
-def model(sources: Sequence[str | Path] | Run, config: Config, *, plots: int = 0) -> ModelResult:
-    """`scalecheck model`: read `sources` (or use the `Run` given) and model every (kernel, metric) that `config`
-    selects, with its search settings and target; with the plots of the first `plots` kernels of the ranking (with
-    their confidence bands) for `scalecheck.report.html_report.render_model_html`."""
-    run = sources if isinstance(sources, Run) else read_many([Path(s) for s in sources], config.format,
-                                                             config.scaling)
-    options = config.fit_options()
-    table = fit_models(run, options=options, target=config.target, metrics=config.metrics, kernels=config.kernels,
-                       segmentation=SegmentOptions() if config.segmentation else None)
-    (run,), _ = varying([run])  # the series the models were fitted to, for the plots
-    settings = {"aggregate": options.aggregate, "max_terms": options.max_terms, "alpha": options.alpha,
-                "refine": options.refine, "allow_decreasing": options.allow_decreasing,
-                "segmentation": config.segmentation}
-    shown = "measurements given" if isinstance(sources, Run) else ", ".join(map(str, sources))
-    return ModelResult(table, run.series, options, shown, settings, model_plots(table, run.series, options, plots))
-
-
-def varying(runs: Sequence[Run]) -> tuple[list[Run], dict[str, float]]:
-    """`runs` without the parameters that keep a single value in all of them, and those parameters with their
-    value: Extra-P leaves them out too, and a Score-P layout such as `mm.x1000y1z1` names y and z though only x
-    varies. Kept when every parameter is single-valued, so that the models say what is missing."""
-    runs = list(runs)
-    measured = [run for run in runs if run.series]
-    own: dict[str, float] = {}
-    if measured and any(run.parameters != measured[0].parameters for run in measured[1:]):
-        # a folder of Score-P runs (x, y, z) against Extra-P's export of it (x): each side's single-valued
-        # parameters that the other side lacks go first
-        shared = set.intersection(*(set(run.parameters) for run in measured))
-        for k, run in enumerate(runs):
-            alone = {name: value for name, value in single_valued([run]).items() if name not in shared}
-            own.update((name, value) for name, value in alone.items() if name not in own)
-            runs[k] = without_parameters(run, alone)
-    dropped = single_valued(runs)
-    return [without_parameters(run, dropped) for run in runs], {**own, **dropped}
-
-
-def _without(target: Mapping[str, float], dropped: Mapping[str, float]) -> dict[str, float]:
-    """`target` without the left-out parameters, which it may name only at the one value they were measured at."""
-    for name, value in dropped.items():
-        if name in target and target[name] != value:
-            raise ConfigError(f"the target gives {name}={target[name]:g}, but every measurement has {name}={value:g}",
-                              fix=f"leave {name} out of the target, or measure several values of {name}")
-    return {name: value for name, value in target.items() if name not in dropped}
-
-
-def _with_tool_note(km: KernelModel, series: Series) -> KernelModel:
-    """`km` with what the measuring tool says about its series (Google Benchmark's own complexity, say) in its note."""
-    if not series.note:
-        return km
-    return replace(km, note="; ".join(filter(None, (km.note, series.note))))
-
-
-parse_target = config_parse_target  # `p=65536,n=1e6` → {'p': 65536.0, 'n': 1000000.0} (the --target flag's rule)
-
-
-def check_target(target: Mapping[str, float], parameters: Sequence[str]) -> None:
-    """A target names exactly the measured parameters."""
-    for name in target:
-        if name not in parameters:
-            close = difflib.get_close_matches(name, parameters, n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"the parameters are {', '.join(parameters)}"
-            raise ConfigError(f"--target names parameter '{name}', which the measurements do not have", fix=hint)
-    missing = [name for name in parameters if name not in target]
-    if missing:
-        raise ConfigError(f"--target gives no value for {', '.join(missing)}",
-                          fix=f"give every parameter a value, e.g. --target {','.join(f'{p}=...' for p in parameters)}")
-
-
-def _nothing_selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) -> str:
-    names = sorted({s.kernel for s in run.series})
-    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    wanted = []
-    if metrics:
-        wanted.append(f"metric {', '.join(metrics)} (the file has {', '.join(run.metrics)})")
-    if kernels:
-        wanted.append(f"kernel {' or '.join(kernels)} (the file has {shown})")
-    return "no measurements match " + " and ".join(wanted)
 
 
 # --- the CI check ------------------------------------------------------------------------------------------------
@@ -222,6 +95,10 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
     (`meta.machine`), findings that a machine difference can explain are held back unless
     `config.fail_across_machines` (see `scalecheck.core.gate`).
     """
+    from scalecheck.core.compare import compare
+    from scalecheck.core.gate import verdict
+    from scalecheck.core.renames import with_renames
+
     cwd = Path.cwd() if cwd is None else cwd
     env = os.environ if env is None else env
     cand_run, cand_label, cand_paths = _candidate(candidate, config)
@@ -250,10 +127,10 @@ def check(candidate: Sequence[str | Path] | Run | None, baseline: str | Path | R
                          f"baseline {base_file or base_label} ({', '.join(base_run.parameters)})",
                          where=Location(Path(cand_file)) if cand_file else None,
                          fix="compare measurements taken with the same parameters")
-    cand_series = _selected(cand_run, config.metrics, config.kernels)
-    base_series = _selected(base_run, config.metrics, config.kernels)
+    cand_series = selected(cand_run, config.metrics, config.kernels)
+    base_series = selected(base_run, config.metrics, config.kernels)
     if not cand_series:
-        raise ConfigError(_nothing_selected(cand_run, config.metrics, config.kernels),
+        raise ConfigError(nothing_selected(cand_run, config.metrics, config.kernels),
                           fix="check the metrics and kernels settings against the names above")
     shared = {(s.kernel, s.metric) for s in base_series} & {(s.kernel, s.metric) for s in cand_series}
     if base_run.series and not shared and not config.expectations:
@@ -299,6 +176,9 @@ def _source(run: Run) -> str:
 def _machines(base: Run, cand: Run, same_job: SameJob | None, has_baseline: bool) -> MachineMatch:
     """Whether the two sides were measured on one machine: by construction in a same-job run, else by the
     fingerprints in their `meta.machine` (without a baseline there is nothing to compare)."""
+    from scalecheck.data.machine import MachineMatch
+    from scalecheck.data.machine import match as match_machines
+
     found = match_machines(str(base.meta.get("machine") or "") or None, str(cand.meta.get("machine") or "") or None)
     if same_job is not None or not has_baseline:
         return MachineMatch(True, found.baseline, found.candidate, "")
@@ -327,6 +207,8 @@ def _configured_files(config: Config) -> list[Path]:
         raise ConfigError("no candidate measurements: no files given and no `measurements` setting",
                           fix="name the measurement files, or set measurements = [\"bench/*.json\"] in "
                               "[tool.scalecheck]")
+    from scalecheck.formats.paths import select_files  # wcmatch: only when files are selected by pattern
+
     found = select_files(config.root, config.measurements)
     if not found:
         raise ConfigError(f"no file matches measurements = {list(config.measurements)} in {config.root}",
@@ -338,6 +220,8 @@ def _configured_files(config: Config) -> list[Path]:
 def files_matching(pattern: str, root: Path) -> list[Path] | None:
     """The files below `root` that a measurement pattern selects, by the rules of the `measurements` setting
     (`scalecheck.formats.paths`); None when `pattern` has no wildcard, so it names one path."""
+    from scalecheck.formats.paths import is_pattern, select_files
+
     return select_files(root, [pattern]) if is_pattern(pattern) else None
 
 
@@ -371,6 +255,7 @@ def _baseline(baseline: str | Path | Run | None, config: Config, cwd: Path, env:
 def open_store(config: Config, cwd: Path, files: Sequence[Path] = ()) -> Store:
     """The git store of the repository around `cwd`, with the measurement patterns made relative to its top, plus
     `files` (paths relative to `cwd`) that lie inside the repository."""
+    from scalecheck.formats.paths import escape as escape_path
     from scalecheck.history.store import Store  # gitpython: imported by the use cases that need git only
 
     root = config.root.resolve()
@@ -388,15 +273,9 @@ def open_store(config: Config, cwd: Path, files: Sequence[Path] = ()) -> Store:
                  scaling=config.scaling)
 
 
-def _selected(run: Run, metrics: Sequence[str], kernels: Sequence[str]) -> list[Series]:
-    """The series of the named metrics (all when none) whose kernel matches one of the globs (all when none)."""
-    return [s for s in run.series if (not metrics or s.metric in metrics)
-            and (not kernels or any(fnmatch.fnmatchcase(s.kernel, p) for p in kernels))]
-
-
 def _target(config: Config, run: Run, dropped: Mapping[str, float]) -> tuple[dict[str, float], str]:
     if config.target is not None:
-        target = _without(config.target, dropped)
+        target = without_dropped(config.target, dropped)
         check_target(target, run.parameters)
         return target, ""
     largest = np.max(np.vstack([s.points for s in run.series]), axis=0)
@@ -414,6 +293,9 @@ def _target(config: Config, run: Run, dropped: Mapping[str, float]) -> tuple[dic
 
 
 def _expectation(pattern: str, text: str, parameters: Sequence[str]) -> Expectation:
+    from scalecheck.core.compare import Expectation
+    from scalecheck.data.growth import parse_growth
+
     try:
         return Expectation(pattern, parse_growth(text, parameters), text)
     except ValueError as err:
@@ -423,9 +305,6 @@ def _expectation(pattern: str, text: str, parameters: Sequence[str]) -> Expectat
 
 
 # --- the plots of the HTML reports -------------------------------------------------------------------------------
-
-BAND_RESAMPLES = 100  # bootstrap resamples behind a plot's confidence band (a plot costs about 0.2 s)
-
 
 def check_plots(result: CheckResult, limit: int) -> Plots:
     """The plots of a check's HTML report: the `limit` worst kernels with a finding (in the report's order) that
@@ -452,34 +331,8 @@ def check_plots(result: CheckResult, limit: int) -> Plots:
                                                  ("candidate", series_c.get(key), k.candidate))
                  if s is not None and m is not None and m.ok]
         if sides:
-            plots[key] = _plot(sides, comparison.target, result.options, confidence, comparison.seed)
+            plots[key] = plot_with_bands(sides, comparison.target, result.options, confidence, comparison.seed)
     return Plots(limit, plots)
-
-
-def model_plots(table: ModelTable, series: Sequence[Series], options: FitOptions, limit: int) -> Plots:
-    """The plots of a model report: the first `limit` kernels of the ranking that have a model, with 95%
-    confidence bands."""
-    if limit < 1:
-        return Plots()
-    by_key = {(s.kernel, s.metric): s for s in series}
-    plots: dict[tuple[str, str], KernelPlot] = {}
-    for km in table.ranked()[:limit]:
-        found = by_key.get((km.kernel, km.metric))
-        if found is not None and km.ok:
-            plots[(km.kernel, km.metric)] = _plot([("model", found, km)], table.target, options, 0.95, 0)
-    return Plots(limit, plots)
-
-
-def _plot(sides: Sequence[tuple[str, Series, KernelModel]], target: Mapping[str, float] | None,
-          options: FitOptions, confidence: float, seed: int) -> KernelPlot:
-    """One kernel's plot: the grid along the last side's series, each side's model and bootstrap band along it."""
-    axis, grid = plot_grid(sides[-1][1], target)
-    drawn = []
-    for role, series, km in sides:
-        band = prediction_band(series, km, grid, options, confidence, BAND_RESAMPLES, seed)
-        drawn.append(plot_side(role, series, km, axis, grid, model=band.model, band=(band.low, band.high),
-                               band_note=band.note))
-    return kernel_plot(sides[-1][1], axis, grid, target, drawn)
 
 
 # --- history in git ----------------------------------------------------------------------------------------------
@@ -515,7 +368,7 @@ def history(ref: str, config: Config, *, limit: int = 50, cwd: Path | None = Non
         entries = []
         for sha, run in reversed(found):
             (run,), _ = varying([run])
-            series = _selected(run, config.metrics, config.kernels)
+            series = selected(run, config.metrics, config.kernels)
             table = ModelTable(run.parameters, tuple(fit_kernels(series, config.fit_options(),
                                SegmentOptions() if config.segmentation else None)), None) if series else \
                 ModelTable(run.parameters, ())
@@ -536,6 +389,9 @@ def cluster(source: str | Path | ProcessSet, *, closure: bool = True, similarity
     transitive closures; `similarity` (a Jaccard index in (0, 1]) merges near-identical sets; the lattice is built
     for at most `max_sets` distinct sets and `max_concepts` nodes, else the groups come without it (`note` says so).
     """
+    from scalecheck.data.processes import ProcessSet
+    from scalecheck.formats.processes import read_processes
+
     if similarity is not None and not 0 < similarity <= 1:
         raise ConfigError(f"the similarity must be a Jaccard index in (0, 1], got {similarity:g}",
                           fix="use for example --similarity 0.9 (1 keeps only identical sets together)")
@@ -566,6 +422,9 @@ def _structure_findings(candidate: Sequence[str | Path] | Run | None, baseline: 
                         config: Config) -> tuple[Finding, ...]:
     """`structure` findings when the candidate's and the baseline's files both carry a `processes` section (both
     clustered together, with the transitive closure); none otherwise. A baseline from git has no such section."""
+    from scalecheck.core.structure import structure_findings
+    from scalecheck.formats.processes import read_processes_sections
+
     if isinstance(baseline, Run) or baseline is None or not _is_file(Path(baseline)):
         return ()
     if isinstance(candidate, Run):
@@ -598,6 +457,10 @@ def overhead(calibration: str | Path | Calibration, events: str | Path | EventTr
     not give one (None: from the data, see `scalecheck.core.tmax`); `interpolation` "linear" or "log"; `alpha` the
     level of the chi-square test of the noise models; `refine` moves their parameters to the minimum of chi^2.
     """
+    from scalecheck.core.overhead import attribute, build_profiles
+    from scalecheck.data.overhead import INTERPOLATIONS, Calibration, EventTrace
+    from scalecheck.formats.calibration import read_calibration, read_events
+
     if not 0.8 <= quantile < 1:
         raise ConfigError(f"the quantile must be at least 0.8 and less than 1, got {quantile:g}",
                           fix="use a quantile such as 0.95 (Kluge et al.: 0.8 <= q_max < 1)")

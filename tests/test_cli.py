@@ -124,12 +124,12 @@ def test_unknown_format_option_is_usage_error(capsys: pytest.CaptureFixture[str]
 
 def test_crash_is_internal_error_not_regression(monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    import scalecheck.api
+    import scalecheck.modeling
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(scalecheck.api, "fit_models", boom)
+    monkeypatch.setattr(scalecheck.modeling, "fit_models", boom)
     assert main(["model", str(EXAMPLE)]) == INTERNAL_ERROR
     assert "internal error" in capsys.readouterr().err
 
@@ -203,12 +203,12 @@ def test_a_pipe_closed_after_a_user_error_keeps_the_error_status(tmp_path: Path)
 
 
 def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import scalecheck.api
+    import scalecheck.modeling
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(scalecheck.api, "fit_models", interrupted)
+    monkeypatch.setattr(scalecheck.modeling, "fit_models", interrupted)
     try:
         status = main(["model", str(EXAMPLE)])
     except KeyboardInterrupt:
@@ -219,7 +219,7 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys
 
 def test_sigterm_ends_a_command_like_ctrl_c_and_restores_the_handler(monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    import scalecheck.api
+    import scalecheck.modeling
 
     class Unhandled(Exception):
         pass
@@ -231,7 +231,7 @@ def test_sigterm_ends_a_command_like_ctrl_c_and_restores_the_handler(monkeypatch
     def outside(signum: int, frame: object) -> None:  # what would have ended the process
         raise Unhandled
 
-    monkeypatch.setattr(scalecheck.api, "fit_models", terminated)
+    monkeypatch.setattr(scalecheck.modeling, "fit_models", terminated)
     before = signal.signal(signal.SIGTERM, outside)
     try:
         status = main(["model", str(EXAMPLE)])

@@ -1,6 +1,6 @@
-"""L6: the `scalecheck` command: one module per subcommand, each a short call into `scalecheck.api` and the
-renderers (`ci`, the GitHub Action's job, runs the other commands in turn and pushes the data branch). The only
-place that prints errors and picks exit codes.
+"""L6: the `scalecheck` command: one module per subcommand, each a short call into the use cases (`scalecheck.api`;
+`model` calls `scalecheck.modeling` alone, to start fast) and the renderers (`ci`, the GitHub Action's job, runs the
+other commands in turn and pushes the data branch). The only place that prints errors and picks exit codes.
 
 Heavy modules (numpy, scipy, the readers) are imported inside the command functions, so `scalecheck --help`
 stays fast; the settings' flags come from the option table (`scalecheck.config`).

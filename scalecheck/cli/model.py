@@ -44,9 +44,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from scalecheck.api import model
-    from scalecheck.report.model_table import render_json, render_table
     from scalecheck.files import check_outputs, write_all
+    from scalecheck.modeling import model  # the model use case alone: no git, no comparison (start-up)
+    from scalecheck.report.model_table import render_json, render_table
 
     if args.max_plots < 0:
         raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", fix="use --max-plots 20, say")

@@ -122,7 +122,7 @@ def change_test(pair: KernelPair) -> float:
     `pair.searched` candidate terms, so by chance alone it beats the common one by more than one F(1, dof)
     variable would: the p-value is multiplied by `pair.searched` (Bonferroni).
     """
-    from scipy import special
+    from scalecheck.core import special
 
     one_b, one_c = pair.baseline.observed, pair.candidate.observed
     try:
@@ -254,7 +254,7 @@ def _rejects(one: Resampled, common: int, searched: int) -> float:
     so the p-value is multiplied by `searched` (Bonferroni, as in `change_test`). A common hypothesis not
     eligible on this side (inf residual) is rejected.
     """
-    from scipy import special
+    from scalecheck.core import special
 
     own = int(one.chosen[0])
     if own == common:

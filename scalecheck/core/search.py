@@ -423,7 +423,7 @@ def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: Point
     """The selection criterion (H, K): leave-one-out error in units of the noise plus `lambda` for the first term
     and the `1 - alpha / len(building_blocks)` quantile for each further one; and the noise variance (K,) it is
     measured in. Inputs as for `decide`."""
-    from scipy import special
+    from scalecheck.core import special
 
     n = stats.y.shape[1]
     sigma2, penalty = noise_and_penalty(stats, residual_basis(wrss, sizes, n), n, options)
@@ -525,7 +525,7 @@ def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,
     Without repetitions, the residual variance of the best one-term model (rows of `wrss_one_term`, inf elsewhere)
     stands in for the pure error.
     """
-    from scipy import special
+    from scalecheck.core import special
 
     floor = options.noise_floor**2
     residual = np.min(wrss_one_term, axis=0, initial=np.inf) / max(1, n - 2)
@@ -542,7 +542,7 @@ def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,
 def constant_test(wrss_constant: np.ndarray, sigma2: np.ndarray, dof: np.ndarray, n: int,
                    alpha: float) -> np.ndarray:
     """(K,) True where the constant model survives a lack-of-fit F test against the pure error."""
-    from scipy import special
+    from scalecheck.core import special
 
     if n < 2:
         return np.ones_like(dof, dtype=bool)

@@ -250,7 +250,7 @@ def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], spli
     models are fitted and scored with the same weights, each segment's points weighed among themselves
     (`PointStats.subset`), so values far below the largest still count.
     """
-    from scipy import special
+    from scalecheck.core import special
 
     n = x.size
     single = fit_range(x, stats, replace(options, bonferroni=False))

@@ -105,7 +105,7 @@ def restricted_test(side: Side, specs: Sequence[ModelSpec], bound: Mapping[str, 
     bound (`bootstrap.capped`: same shape, slower lead). Test: the extra sum of squares of the best of them over
     the chosen model, in units of the noise, against F(1, dof) (chi^2(1) without repetitions).
     """
-    from scipy import special
+    from scalecheck.core import special
 
     names, chosen = side.fitted.parameters, side.fitted.spec
     allowed = [s for s in specs if not exceeds(_orders(s, names), bound)]

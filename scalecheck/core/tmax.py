@@ -152,7 +152,7 @@ def fit_noise_batch(values: np.ndarray, options: NoiseOptions = NoiseOptions(),
     Reference: M. Kluge, A. Knuepfer, W. E. Nagel, *Statistical methods for automatic performance bottleneck
     detection in MPI based programs*, ICCS 2005, sections 4-7.
     """
-    from scipy import special
+    from scalecheck.core import special
 
     values = np.sort(np.asarray(values, dtype=float), axis=1)  # NaN last
     K = values.shape[0]
@@ -212,7 +212,7 @@ def fit_noise_batch(values: np.ndarray, options: NoiseOptions = NoiseOptions(),
 def poisson_quantile(q: float, mean: np.ndarray) -> np.ndarray:
     """The smallest k with P(K <= k) >= q for K ~ Poisson(mean), elementwise (scipy.stats.poisson.ppf without
     importing scipy.stats, which costs a second at start-up)."""
-    from scipy import special
+    from scalecheck.core import special
 
     mean = np.asarray(mean, dtype=float)
     positive = mean > 0
@@ -286,7 +286,7 @@ def _sorted_quantile(x: np.ndarray, n: np.ndarray, q: float) -> np.ndarray:
 
 def _pmf(family: int, parameter: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """(R, C) probabilities of classes 0..C-1 for R parameters."""
-    from scipy import special
+    from scalecheck.core import special
 
     c = classes[None, :]
     p = parameter[:, None]

@@ -1,0 +1,45 @@
+"""`scalecheck model` loads what modeling needs and nothing else: not git, the comparison and its statistics, the
+clustering, the overhead analysis or the HTML report (start-up time). `scalecheck.api` keeps offering the model use
+case, and loads the other use cases' dependencies when they run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOT_FOR_MODELING = ("git", "scalecheck.api", "scalecheck.history.store", "scalecheck.core.compare",
+                    "scalecheck.core.measured", "scalecheck.core.bootstrap", "scalecheck.core.pair",
+                    "scalecheck.core.cluster", "scalecheck.core.overhead", "scalecheck.formats.calibration",
+                    "scalecheck.formats.processes", "scalecheck.report.html_report", "scipy.stats", "scipy.special", "jinja2",
+                    "matplotlib", "wcmatch")
+
+
+def loaded_after(code: str, candidates: tuple[str, ...]) -> list[str]:
+    """Which of `candidates` a fresh interpreter has loaded after running `code` in the repository."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps([m for m in {candidates!r} if m in sys.modules]))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_model_command_loads_only_what_modeling_needs() -> None:
+    code = "from scalecheck.cli import main\nassert main(['model', 'examples/mpi_data_mean.txt']) == 0"
+    assert loaded_after(code, NOT_FOR_MODELING) == []
+
+
+def test_api_loads_what_check_cluster_and_overhead_need_when_they_run() -> None:
+    later = ("git", "scalecheck.core.compare", "scalecheck.core.measured", "scalecheck.core.overhead",
+             "scalecheck.formats.calibration", "scalecheck.formats.processes", "scipy", "wcmatch")
+    assert loaded_after("import scalecheck.api", later) == []
+
+
+def test_api_offers_the_model_use_case() -> None:
+    import scalecheck.api as api
+    import scalecheck.modeling as modeling
+
+    for name in ("BAND_RESAMPLES", "ModelResult", "check_target", "fit_models", "model", "model_plots",
+                 "parse_target", "varying"):
+        assert getattr(api, name) is getattr(modeling, name), name
