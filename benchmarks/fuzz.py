@@ -123,7 +123,7 @@ def run_here(seed: int, indices: list[int], timeout: float, slow: float, work: P
 
 
 def warm_up(work: Path) -> None:
-    """Import what the commands import (numpy, scipy, matplotlib, jinja2) once, before the forks share it."""
+    """Import what the commands import (numpy, scipy, jinja2) once, before the forks share it."""
     import contextlib
     import io
 

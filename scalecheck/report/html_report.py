@@ -85,7 +85,7 @@ def render_check_html(verdict: Verdict, context: CheckContext, *, plots: Plots =
         detail = _check_detail(k, by_kernel[key], anchors[key])
         plot = plots.kernels.get(key)
         if plot is not None:
-            detail.plot = Markup(kernel_svg(plot, salt=detail.anchor))  # matplotlib's SVG, labels made visible
+            detail.plot = Markup(kernel_svg(plot, salt=detail.anchor))  # its texts made visible and escaped
             plotted += 1
         elif plotted >= plots.limit:
             detail.no_plot = f"Not plotted: only the {plots.limit} worst kernels are (--max-plots)."
