@@ -22,11 +22,16 @@ from scalecheck.core.adequacy import contradictions, model_contradiction
 from scalecheck.core.fit import adjusted_r2, smape
 from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters, most_parameters, \
     search_plan
-from scalecheck.core.search import OUT_OF_RANGE, Choice, FitOptions, PointStats, out_of_range, point_stats
-from scalecheck.core.segment import Boundary, SegmentOptions, fit_range, segment_kernels
+from scalecheck.core.search import (MAX_MAGNITUDE, MIN_MAGNITUDE, OUT_OF_RANGE, FitOptions, PointStats, Selection,
+                                    choose_one_parameter, out_of_range, point_stats)
+from scalecheck.core.segment import Boundary, SegmentOptions, segment_kernels
 from scalecheck.data.measurement import Series
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, Scores, Segment
 from scalecheck.data.spec import ModelSpec
+
+# Repetitions modeled in one batch of kernels (`kernels_per_batch`), and the fewest kernels of a batch.
+BATCH_VALUES = 2**16
+MIN_BATCH = 64
 
 
 def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
@@ -35,41 +40,87 @@ def fit_kernels(series: Sequence[Series], options: FitOptions = FitOptions(),
 
     Cost: one batched fit per distinct point set (single parameter), plus the window and segment searches of
     `segment_kernels`, plus the hierarchical stages for several parameters; no Python loop over (kernel,
-    hypothesis) pairs.
+    hypothesis) pairs. Memory: the series and their models, plus the work of one batch of kernels
+    (`kernels_per_batch`), whatever the number of kernels.
     """
     results: list[KernelModel | None] = [None] * len(series)
     groups: dict[tuple[bytes, tuple[int, ...], tuple[str, ...]], list[int]] = {}
     for index, s in enumerate(series):
-        beyond = out_of_range(s.values)
-        if beyond:
-            results[index] = KernelModel(s.kernel, s.metric, s.unit, OUT_OF_RANGE, None, int(s.points.shape[0]),
-                                         float("nan"), beyond)
-            continue
         groups.setdefault((s.points.tobytes(), s.points.shape, s.parameters), []).append(index)
     for members in groups.values():
         first = series[members[0]]
         problem = _unmodelable(first.points, first.parameters, options)
-        if problem is not None:
-            for i in members:
+        for start in range(0, len(members), kernels_per_batch(first.values.size)):
+            batch = members[start : start + kernels_per_batch(first.values.size)]
+            values = _stack_values([series[i] for i in batch])
+            beyond = _beyond(values)
+            for i in np.array(batch)[beyond].tolist():
                 s = series[i]
-                results[i] = KernelModel(s.kernel, s.metric, s.unit, problem[0], None, int(s.points.shape[0]),
-                                         float("nan"), problem[1])
-            continue
-        group = [series[i] for i in members]
-        stats = point_stats(_stack_values(group), options.aggregate)
-        if first.points.shape[1] == 1:
-            choices = fit_range(first.points[:, 0], stats, options)
-        else:
-            choices = fit_multi_parameter(first.points, stats, options)
-        models = _kernel_models(group, choices, stats)
-        if first.points.shape[1] == 1 and segmentation is not None:
-            models = _segmented(group, stats, models, options, segmentation)
-        for i, km in zip(members, _checked(group, models, options.aggregate)):
-            results[i] = km if _finite(km) else KernelModel(
-                km.kernel, km.metric, km.unit, OUT_OF_RANGE, None, km.n_points, float("nan"),
-                "the fitted model is not a finite number at every measured point (the arithmetic of the fit "
-                "overflowed): check the measured values and parameter values for extreme magnitudes")
+                results[i] = KernelModel(s.kernel, s.metric, s.unit, OUT_OF_RANGE, None, int(s.points.shape[0]),
+                                         float("nan"), out_of_range(s.values))
+            kept = [i for i, out in zip(batch, beyond.tolist()) if not out]
+            if not kept:
+                continue
+            if problem is not None:
+                for i in kept:
+                    s = series[i]
+                    results[i] = KernelModel(s.kernel, s.metric, s.unit, problem[0], None, int(s.points.shape[0]),
+                                             float("nan"), problem[1])
+                continue
+            width = max(series[i].values.shape[1] for i in kept)
+            for i, km in zip(kept, _fit_group([series[i] for i in kept], values[~beyond][:, :, :width], options,
+                                              segmentation)):
+                results[i] = km
     return [km for km in results if km is not None]
+
+
+def kernels_per_batch(values_per_kernel: int) -> int:
+    """Kernels modeled together: their repetitions stay near `BATCH_VALUES` values, so the statistics of a batch
+    and the searches over it (the hypotheses of `search.choose`, the windows of segmentation) work in bounded
+    memory."""
+    return max(MIN_BATCH, BATCH_VALUES // max(1, values_per_kernel))
+
+
+def _beyond(values: np.ndarray) -> np.ndarray:
+    """(K,) True where kernel k's repetitions `values` (K, n, r) are `search.out_of_range`."""
+    size = np.abs(values)
+    present = ~np.isnan(values)
+    largest = np.max(np.where(present, size, 0.0), axis=(1, 2), initial=0.0)
+    smallest = np.min(np.where(present & (size > 0), size, np.inf), axis=(1, 2), initial=np.inf)
+    return np.asarray((largest > MAX_MAGNITUDE) | (smallest < MIN_MAGNITUDE))
+
+
+def _fit_group(group: list[Series], values: np.ndarray, options: FitOptions,
+               segmentation: SegmentOptions | None) -> list[KernelModel]:
+    """Models of kernels measured at the same points, with repetitions `values` (K, n, r), all in range."""
+    first = group[0]
+    stats = point_stats(values, options.aggregate)
+    if first.points.shape[1] == 1:
+        chosen = choose_one_parameter(first.points[:, 0], stats, options)
+    else:
+        chosen = fit_multi_parameter(first.points, stats, options)
+    fitted = _fitted_models(group, chosen, stats)
+    finite = _finite_fits(chosen, fitted)
+    noise = np.sqrt(stats.sigma2).tolist()
+    models = [KernelModel(s.kernel, s.metric, s.unit, "ok", model, model.scores.n_points, noise[k],
+                          _FALLBACK if fallback else "")
+              for k, (s, model, fallback) in enumerate(zip(group, fitted, chosen.fallback.tolist()))]
+    if first.points.shape[1] == 1 and segmentation is not None:
+        models = _segmented(group, stats, models, options, segmentation)
+    out = []
+    for k, km in enumerate(_checked(group, models, chosen, values, options.aggregate)):
+        ok = _finite(km) if km.segments else bool(finite[k])
+        out.append(km if ok else KernelModel(
+            km.kernel, km.metric, km.unit, OUT_OF_RANGE, None, km.n_points, float("nan"),
+            "the fitted model is not a finite number at every measured point (the arithmetic of the fit "
+            "overflowed): check the measured values and parameter values for extreme magnitudes"))
+    return out
+
+
+def _finite_fits(chosen: Selection, fitted: list[FittedModel]) -> np.ndarray:
+    """(K,) True where the model of kernel k (unsegmented) has finite coefficients and scores, as `_finite`."""
+    scores = np.array([(m.scores.smape, m.scores.cv_smape) for m in fitted]).reshape(len(fitted), 2)
+    return np.asarray(np.all(np.isfinite(chosen.coef), axis=1) & np.all(np.isfinite(scores), axis=1))
 
 
 def _finite(km: KernelModel) -> bool:
@@ -101,7 +152,7 @@ def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel]
         for index, (first, last) in enumerate(zip(firsts, lasts)):
             span = slice(first, last + 1)
             part = ordered.subset(np.array(members), span)
-            choices = fit_range(x[span], part, options)
+            chosen = choose_one_parameter(x[span], part, options)
             change = None if index == 0 else ChangePoint(name, float(x[boundaries[index - 1][0]]), float(x[first]))
             status, note = "ok", ""
             if last - first + 1 < segmentation.min_segment_points:
@@ -110,9 +161,9 @@ def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel]
                 high = x[last] if is_last else x[boundaries[index][1]]  # to the change after it
                 status, note = "insufficient", _too_few(name, low, high, last - first + 1,
                                                         segmentation.min_segment_points, is_last)
-            fitted = _fitted_models([group[k] for k in members], choices, part)
-            for j, (model, choice) in enumerate(zip(fitted, choices)):
-                fallback = choice.fallback and last - first + 1 >= options.min_distinct_values  # else: too few
+            fitted = _fitted_models([group[k] for k in members], chosen, part)
+            for j, (model, chose_constant) in enumerate(zip(fitted, chosen.fallback.tolist())):
+                fallback = chose_constant and last - first + 1 >= options.min_distinct_values  # else: too few
                 text = "; ".join(filter(None, (note, _FALLBACK if fallback else "")))
                 pieces[j].append(Segment(float(x[first]), float(x[last]), model, last - first + 1, status, change,
                                          text))
@@ -123,22 +174,29 @@ def _segmented(group: list[Series], stats: PointStats, models: list[KernelModel]
     return out
 
 
-def _checked(group: list[Series], models: list[KernelModel], aggregate: str) -> list[KernelModel]:
+def _checked(group: list[Series], models: list[KernelModel], chosen: Selection, values: np.ndarray,
+             aggregate: str) -> list[KernelModel]:
     """`models` with a note appended where a model contradicts its measured values (`adequacy.contradictions`), in
-    one batch for the unsegmented kernels of a group (a segmented kernel is checked on its last segment)."""
+    one batch for the unsegmented kernels of a group (a segmented kernel is checked on its last segment).
+    `chosen` holds the unsegmented models' coefficients, `values` (K, n, r) the group's repetitions."""
     points = group[0].points
-    whole = [(k, km.model) for k, km in enumerate(models) if km.model is not None and not km.segments]
+    whole = [k for k, km in enumerate(models) if km.model is not None and not km.segments]
     notes = [""] * len(models)
     if whole:
         fitted = np.empty((len(whole), points.shape[0]))
         by_spec: dict[ModelSpec, list[int]] = {}
-        for row, (_, model) in enumerate(whole):
-            by_spec.setdefault(model.spec, []).append(row)
+        by_index: dict[int, list[int]] = {}
+        for row, h in enumerate(chosen.index[whole].tolist()):
+            by_index.setdefault(h, []).append(row)
+        for h in sorted(by_index, key=lambda h: by_index[h][0]):  # equal specs together, in order of first use
+            by_spec.setdefault(chosen.specs[h], []).extend(by_index[h])
+        by_spec = {spec: sorted(rows) for spec, rows in by_spec.items()}
         for spec, rows in by_spec.items():  # one basis per spec, not one per kernel
-            fitted[rows] = np.stack([whole[row][1].coefficients for row in rows]) @ spec.basis(points).T
-        found = contradictions(points, _stack_values([group[k] for k, _ in whole]), fitted, aggregate,
-                               group[0].parameters)
-        for (k, _), note in zip(whole, found):
+            coef = chosen.coef[np.array(whole)[rows], : 1 + spec.n_terms]
+            fitted[rows] = coef @ spec.basis(points).T
+        width = max(group[k].values.shape[1] for k in whole)
+        found = contradictions(points, values[whole][:, :, :width], fitted, aggregate, group[0].parameters)
+        for k, note in zip(whole, found):
             notes[k] = note
     for k, km in enumerate(models):
         if km.segments:
@@ -184,26 +242,18 @@ def _too_few(name: str, low: float, high: float, n_points: int, needed: int, las
             f"between {name}={low:g} and {name}={high:g}{above}")
 
 
-def _kernel_models(group: list[Series], choices: list[Choice], stats: PointStats) -> list[KernelModel]:
-    """KernelModels of a group."""
-    noise = np.sqrt(stats.sigma2)
-    return [KernelModel(s.kernel, s.metric, s.unit, "ok", model, model.scores.n_points, float(noise[k]),
-                        _FALLBACK if choice.fallback else "")
-            for k, (s, choice, model) in enumerate(zip(group, choices, _fitted_models(group, choices, stats)))]
-
-
-def _fitted_models(group: list[Series], choices: list[Choice], stats: PointStats) -> list[FittedModel]:
-    """FittedModels of a group's choices, with the fit scores computed for all kernels at once."""
+def _fitted_models(group: list[Series], chosen: Selection, stats: PointStats) -> list[FittedModel]:
+    """FittedModels of a group's chosen hypotheses, with the fit scores computed for all kernels at once."""
     y = stats.y
-    fitted = np.stack([c.fitted for c in choices])  # (K, n)
-    loo = np.stack([c.loo for c in choices])
-    n_coefficients = np.array([c.spec.n_terms + 1 for c in choices])
-    in_sample, cross = smape(y, fitted), smape(y, loo)
-    rss = np.sum((y - fitted) ** 2, axis=1)
-    ar2 = adjusted_r2(y, fitted, n_coefficients)
-    return [FittedModel(c.spec, s.parameters, c.coef,
-                        Scores(float(in_sample[k]), float(cross[k]), float(rss[k]), float(ar2[k]), int(y.shape[1])))
-            for k, (s, c) in enumerate(zip(group, choices))]
+    n_terms = chosen.n_terms
+    in_sample, cross = smape(y, chosen.fitted), smape(y, chosen.loo)
+    rss = np.sum((y - chosen.fitted) ** 2, axis=1)
+    ar2 = adjusted_r2(y, chosen.fitted, n_terms + 1)
+    n = int(y.shape[1])
+    return [FittedModel(spec, s.parameters, coef[: 1 + size], Scores(a, b, c, d, n))
+            for s, spec, coef, size, a, b, c, d in zip(group, chosen.chosen(), chosen.coef, n_terms.tolist(),
+                                                       in_sample.tolist(), cross.tolist(), rss.tolist(),
+                                                       ar2.tolist())]
 
 
 _FALLBACK = ("the values are not constant, but no model with growing terms is eligible: they may fall as the "

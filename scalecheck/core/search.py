@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -55,6 +56,9 @@ OUTLIER_CUTOFF = 4.5
 # Without repetitions, the noise is the residual of the largest models that leave this many degrees of freedom
 # (`residual_basis`); with fewer points, of the one-term models.
 RESIDUAL_DOF = 20
+# Bytes of the work arrays of one batch of kernels in `choose` (`kernels_per_batch`): the batch, not the number of
+# kernels, bounds the memory of the search.
+WORK_BYTES = 32 * 2**20
 _SHAMOS = 1.0 / (math.sqrt(2.0) * 0.6744897501960817)  # sigma from the median |difference| of two N(0, sigma^2)
 _MAX_LAG = 8  # pairs of repetitions at lags 1..8: every pair up to 9 repetitions, O(8 r) pairs beyond
 # Croux and Rousseeuw (1992) small-sample factors of the MAD for 0..9 values (n / (n - 0.8) beyond).
@@ -112,6 +116,11 @@ class PointStats:
         reps, center = self.reps[kernels][:, points], self.center[kernels][:, points]
         return PointStats(self.y[kernels][:, points], _weights(reps, center), self.sigma2[kernels],
                           self.dof[kernels], reps, center)
+
+    def rows(self, kernels: slice | np.ndarray) -> PointStats:
+        """Some kernels, every statistic as it is (views): what a batch of the search works on."""
+        return PointStats(self.y[kernels], self.weights[kernels], self.sigma2[kernels], self.dof[kernels],
+                          self.reps[kernels], self.center[kernels])
 
 
 def point_stats(values: np.ndarray, aggregate: str = "mean") -> PointStats:
@@ -298,6 +307,11 @@ def with_falling(options: FitOptions) -> FitOptions:
 
 
 def select_one_parameter(x: np.ndarray, stats: PointStats, options: FitOptions) -> list[Choice]:
+    """`choose_one_parameter`, one `Choice` per kernel."""
+    return choose_one_parameter(x, stats, options).choices()
+
+
+def choose_one_parameter(x: np.ndarray, stats: PointStats, options: FitOptions) -> Selection:
     """The main search on one parameter's values `x` (fewer than `min_distinct_values` points: the constant model),
     with falling terms as `options.negative_exponents` says.
 
@@ -309,19 +323,18 @@ def select_one_parameter(x: np.ndarray, stats: PointStats, options: FitOptions) 
     """
     space = refined_specs if options.refine else single_parameter_specs
     if x.size < options.min_distinct_values:
-        return select(x[:, None], [ModelSpec()], stats, options)
+        return choose(x[:, None], [ModelSpec()], stats, options)
     if options.negative_exponents == "always":
         options = with_falling(options)
-    choices = select(x[:, None], space(x, options), stats, options)
+    chosen = choose(x[:, None], space(x, options), stats, options)
     if options.negative_exponents != "auto":
-        return choices
-    kept = np.array([c.spec.n_terms == 0 and not c.fallback for c in choices]) & (stats.dof > 0)
+        return chosen
+    kept = (chosen.n_terms == 0) & ~chosen.fallback & (stats.dof > 0)
     falls = np.flatnonzero(falling_values(x, stats.y) & ~kept)
     if falls.size:
         wider = with_falling(options)
-        for k, choice in zip(falls, select(x[:, None], space(x, wider), stats.subset(falls), wider)):
-            choices[k] = choice
-    return choices
+        chosen = chosen.replaced(falls, choose(x[:, None], space(x, wider), stats.subset(falls), wider))
+    return chosen
 
 
 @dataclass(frozen=True, eq=False)
@@ -333,6 +346,50 @@ class Choice:
     fitted: np.ndarray  # (n,)
     loo: np.ndarray  # (n,)
     fallback: bool = False  # no eligible non-constant model though the data are not constant (e.g. decreasing)
+
+
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """The hypotheses chosen for K kernels, with their fits, as arrays: a search keeps only each kernel's winner."""
+
+    specs: tuple[ModelSpec, ...]  # the hypotheses that `index` points into
+    index: np.ndarray  # (K,) int: the chosen hypothesis of each kernel
+    coef: np.ndarray  # (K, w): coefficients, constant first; zero past the chosen hypothesis's 1 + n_terms
+    fitted: np.ndarray  # (K, n) in-sample model values
+    loo: np.ndarray  # (K, n) leave-one-out predictions
+    fallback: np.ndarray  # (K,) bool, as `Choice.fallback`
+
+    def __len__(self) -> int:
+        return int(self.index.size)
+
+    @property
+    def n_terms(self) -> np.ndarray:
+        """(K,) number of terms of each kernel's hypothesis."""
+        return np.asarray(np.array([spec.n_terms for spec in self.specs], dtype=int)[self.index])
+
+    def chosen(self) -> list[ModelSpec]:
+        """Each kernel's hypothesis."""
+        return [self.specs[h] for h in self.index.tolist()]
+
+    def choice(self, kernel: int) -> Choice:
+        spec = self.specs[int(self.index[kernel])]
+        return Choice(spec, self.coef[kernel, : 1 + spec.n_terms], self.fitted[kernel], self.loo[kernel],
+                      bool(self.fallback[kernel]))
+
+    def choices(self) -> list[Choice]:
+        return [self.choice(k) for k in range(len(self))]
+
+    def replaced(self, kernels: np.ndarray, other: Selection) -> Selection:
+        """This selection with the kernels `kernels` (K',) chosen as in `other` (a selection of those K' kernels)."""
+        width = max(self.coef.shape[1], other.coef.shape[1])
+        coef = np.zeros((len(self), width))
+        coef[:, : self.coef.shape[1]] = self.coef
+        coef[kernels] = 0.0
+        coef[kernels, : other.coef.shape[1]] = other.coef
+        index, fitted, loo, fallback = self.index.copy(), self.fitted.copy(), self.loo.copy(), self.fallback.copy()
+        index[kernels] = len(self.specs) + other.index
+        fitted[kernels], loo[kernels], fallback[kernels] = other.fitted, other.loo, other.fallback
+        return Selection(self.specs + other.specs, index, coef, fitted, loo, fallback)
 
 
 @dataclass(frozen=True, eq=False)
@@ -412,10 +469,15 @@ def residual_basis(wrss: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
     each has that many degrees of freedom. With few points, where that pick would find noise in almost any term,
     the one-term models stay the basis.
     """
-    rich = [size for size in np.unique(sizes).tolist() if size >= 1 and n - 1 - size >= RESIDUAL_DOF]
-    size = max(rich, default=1)
+    size = residual_size(sizes, n)
     scale = max(1, n - 2) / max(1, n - 1 - size)
     return np.where(sizes[:, None] == size, wrss * scale, np.inf)
+
+
+def residual_size(sizes: np.ndarray, n: int) -> int:
+    """The number of terms of the hypotheses whose in-sample errors stand in for the pure error (`residual_basis`)."""
+    rich = [size for size in np.unique(sizes).tolist() if size >= 1 and n - 1 - size >= RESIDUAL_DOF]
+    return int(max(rich, default=1))
 
 
 def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats,
@@ -445,6 +507,20 @@ def design(specs: list[ModelSpec], points: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def select(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, options: FitOptions) -> list[Choice]:
+    """`choose`, one `Choice` per kernel."""
+    return choose(points, specs, stats, options).choices()
+
+
+def kernels_per_batch(n: int, sizes: Sequence[int], counts: Sequence[int]) -> int:
+    """How many kernels `choose` fits and scores at once: its work arrays, about `(2 k + 8) n` values per hypothesis
+    of k coefficients and kernel (fits, leave-one-out predictions, weighted residuals, the eligibility test's term
+    shares), stay within `WORK_BYTES` whatever the number of kernels. `counts[i]` hypotheses have `sizes[i]` terms,
+    on `n` points."""
+    per_kernel = 8 * n * sum(count * (2 * (1 + size) + 8) for size, count in zip(sizes, counts))
+    return max(1, WORK_BYTES // max(1, per_kernel))
+
+
+def choose(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, options: FitOptions) -> Selection:
     """Fit every spec to every kernel and choose one per kernel by the noise-aware rule (module docstring).
 
     Parameters
@@ -452,28 +528,46 @@ def select(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, option
     points : ndarray, shape (n, m)
     specs : hypotheses; specs[0] must be the constant model ModelSpec()
     stats : PointStats of K kernels on `points`
+
+    Notes
+    -----
+    Kernels are searched in batches of `kernels_per_batch`, and of each batch only the winners' fits are kept:
+    memory is O(K n) plus a fixed `WORK_BYTES`, never O(K H n) for H hypotheses. Each kernel's choice depends on
+    its own data only, so the batches change no result. Cost O(K H n k^2).
     """
     if specs[0] != ModelSpec():
         raise ValueError("specs[0] must be the constant model")
     by_size: dict[int, list[int]] = {}
     for h, spec in enumerate(specs):
         by_size.setdefault(spec.n_terms, []).append(h)
-    K = stats.y.shape[0]
-    loo = np.full((len(specs), K), np.inf)
-    wrss = np.full((len(specs), K), np.inf)
-    fits = {}
-    for size, members in by_size.items():
-        scored = score(*design([specs[h] for h in members], points), stats, options)
-        loo[members], wrss[members] = scored.loo, scored.wrss
-        fits[size] = (members, scored.batch)
-    best, fallback = decide(loo, wrss, np.array([spec.n_terms for spec in specs]), stats, options)
-    choices = []
-    for kernel, h in enumerate(best):
-        members, batch = fits[specs[h].n_terms]
-        local = members.index(h)
-        choices.append(Choice(specs[h], batch.coef[local, kernel], batch.fitted[local, kernel],
-                              batch.loo[local, kernel], bool(fallback[kernel])))
-    return choices
+    designs = {size: (members, *design([specs[h] for h in members], points)) for size, members in by_size.items()}
+    sizes = np.array([spec.n_terms for spec in specs])
+    local = np.empty(len(specs), dtype=int)  # position of each hypothesis among those of its size
+    for members in by_size.values():
+        local[members] = np.arange(len(members))
+    K, n = stats.y.shape
+    chosen = Selection(tuple(specs), np.zeros(K, dtype=int), np.zeros((K, 1 + int(sizes.max()))),
+                       np.empty((K, n)), np.empty((K, n)), np.zeros(K, dtype=bool))
+    step = kernels_per_batch(n, list(by_size), [len(m) for m in by_size.values()])
+    for start in range(0, K, step):
+        rows = slice(start, min(K, start + step))
+        part = stats.rows(rows)
+        loo = np.full((len(specs), part.y.shape[0]), np.inf)
+        wrss = np.full_like(loo, np.inf)
+        batches = {}
+        for size, (members, X, lead) in designs.items():
+            scored = score(X, lead, part, options)
+            loo[members], wrss[members] = scored.loo, scored.wrss
+            batches[size] = scored.batch
+        best, fallback = decide(loo, wrss, sizes, part, options)
+        chosen.index[rows], chosen.fallback[rows] = best, fallback
+        for size, batch in batches.items():
+            kernels = np.flatnonzero(sizes[best] == size)
+            h = local[best[kernels]]
+            chosen.coef[start + kernels, : 1 + size] = batch.coef[h, kernels]
+            chosen.fitted[start + kernels] = batch.fitted[h, kernels]
+            chosen.loo[start + kernels] = batch.loo[h, kernels]
+    return chosen
 
 
 def smallest_term(stats: PointStats, options: FitOptions) -> np.ndarray:

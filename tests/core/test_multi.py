@@ -127,3 +127,29 @@ def test_a_weak_term_of_a_noise_free_three_parameter_sum_is_kept() -> None:
         got = sorted((tuple(term.order_in(k) for k in range(3)) for term in km.model.spec.terms))
         want = sorted(tuple(order if k == param else (F(0), 0) for k in range(3)) for param, order in enumerate(expected))
         assert got == want, km.model.spec.format(("x", "y", "z"))
+
+
+def test_screened_search_chooses_as_the_full_search(rng: np.random.Generator) -> None:
+    from scalecheck.core.modeler import _stack_values
+    from scalecheck.core.multi import fit_multi_parameter
+    from scalecheck.core.search import point_stats
+
+    points = np.array(list(itertools.product([2, 4, 8, 16], [2, 4, 8, 16], [2, 4, 8, 16])), dtype=float)
+    x, y, z = points.T
+    truths = [10 + 2 * x + 3 * y**2, 5 + 0.5 * x * np.log2(y) * z, 7 + 0 * x, 3 + 4 * x**1.5 + y * z,
+              100 / x + 0 * y, 50 + 2 * np.sqrt(x) * y + 0.1 * z]
+    series = []
+    for k, truth in enumerate(truths):
+        reps = 1 if k % 2 else 5  # without repetitions too: the noise then comes from the residuals
+        noise = 0.0 if k == 3 else 0.02
+        values = truth[:, None] * (1 + rng.uniform(-noise, noise, (points.shape[0], reps)))
+        series.append(Series(f"k{k}", "time", ("x", "y", "z"), points, values))
+    stats = point_stats(_stack_values(series))
+    screened = fit_multi_parameter(points, stats, FitOptions())
+    full = fit_multi_parameter(points, stats, FitOptions(), exhaustive=True)
+    assert screened.chosen() == full.chosen()
+    for field in ("coef", "fitted", "loo", "fallback"):
+        np.testing.assert_array_equal(getattr(screened, field), getattr(full, field))
+    from scalecheck.data.spec import ModelSpec, single_term
+
+    assert screened.chosen()[0] == ModelSpec((single_term(0, (Fraction(1), 0)), single_term(1, (Fraction(2), 0))))
