@@ -125,7 +125,7 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
     wrss = np.full((1 + len(rows), K), np.inf)
     constant = score(np.ones((1, n, 1)), np.zeros((1, 1), dtype=bool), stats, options)
     loo[0], wrss[0] = constant.loo[0], constant.wrss[0]
-    slots = _Slots(rows, stage_one, K)
+    slots = _Slots(rows, stage_one, K, n)
     if exhaustive:
         for size in range(1, int(sizes.max(initial=0)) + 1):
             members = np.flatnonzero(sizes == size)
@@ -161,7 +161,8 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
 class _Slots:
     """The stage-2 slots of K kernels: each slot's compound terms as columns of one table per kernel."""
 
-    def __init__(self, rows: list[Row], stage_one: list[tuple[np.ndarray, list[Term], np.ndarray]], K: int) -> None:
+    def __init__(self, rows: list[Row], stage_one: list[tuple[np.ndarray, list[Term], np.ndarray]], K: int,
+                 n: int) -> None:
         self.rows = rows
         column: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}  # (parameters, their digits) -> column
         self.columns: list[np.ndarray] = [np.zeros(0, dtype=int)]  # per slot (row 0 the constant): its columns
@@ -180,7 +181,6 @@ class _Slots:
             for k, d in zip(used, digits):
                 ok &= stage_one[k][0][:, d] >= 0
             self.exists[h] = ok
-        n = stage_one[0][2].shape[1]
         self.values = np.empty((K, n, 1 + len(column)))  # (K, n, 1 + C): every compound term of every kernel
         self.values[..., 0] = 1.0
         for (subset, digits_of), c in column.items():
@@ -282,6 +282,8 @@ def _search(slots: _Slots, sizes: np.ndarray, stats: PointStats, options: FitOpt
             wrss: np.ndarray) -> None:
     """Fill `loo` and `wrss` (1 + H, K; row 0 the constant, scored) wherever `decide` needs an exact score to make
     the choice the full search makes (`fit_multi_parameter`); inf elsewhere."""
+    if sizes.size == 1:  # no slot but the constant (no parameter to search)
+        return
     n = stats.y.shape[1]
     bounds = _lower_bounds(slots, stats)
     done = np.zeros_like(bounds, dtype=bool)

@@ -8,9 +8,10 @@ from fractions import Fraction
 import numpy as np
 
 from scalecheck.core.modeler import fit_kernels
-from scalecheck.core.multi import _shapes, hypotheses, most_parameters, search_plan
-from scalecheck.core.search import FitOptions
+from scalecheck.core.multi import _shapes, fit_multi_parameter, hypotheses, most_parameters, search_plan
+from scalecheck.core.search import FitOptions, point_stats
 from scalecheck.data.measurement import Series
+from scalecheck.data.spec import ModelSpec
 from tests.conftest import planted_series
 
 F = Fraction
@@ -153,3 +154,10 @@ def test_screened_search_chooses_as_the_full_search(rng: np.random.Generator) ->
     from scalecheck.data.spec import ModelSpec, single_term
 
     assert screened.chosen()[0] == ModelSpec((single_term(0, (Fraction(1), 0)), single_term(1, (Fraction(2), 0))))
+
+
+def test_no_parameter_to_search_gives_the_constant(rng: np.random.Generator) -> None:
+    values = rng.lognormal(0, 0.1, (2, 1, 3))
+    chosen = fit_multi_parameter(np.zeros((1, 0)), point_stats(values), FitOptions())
+    assert chosen.chosen() == [ModelSpec(), ModelSpec()]
+    np.testing.assert_allclose(chosen.coef[:, 0], np.nanmean(values, axis=2)[:, 0])
