@@ -338,8 +338,9 @@ def choose_one_parameter(x: np.ndarray, stats: PointStats, options: FitOptions) 
     if options.negative_exponents == "always":
         options = with_falling(options)
     chosen = choose(x[:, None], space(x, options), stats, options)
-    stats = _trend_marked(x, stats, chosen, options)
-    redo = np.flatnonzero(stats.trending)
+    trending = _trending(x, stats, chosen, options)
+    stats = replace(stats, trending=trending)
+    redo = np.flatnonzero(trending)
     if redo.size:
         chosen = chosen.replaced(redo, choose(x[:, None], space(x, options), stats.subset(redo), options))
     if options.negative_exponents != "auto":
@@ -352,15 +353,15 @@ def choose_one_parameter(x: np.ndarray, stats: PointStats, options: FitOptions) 
     return chosen
 
 
-def _trend_marked(x: np.ndarray, stats: PointStats, chosen: Selection, options: FitOptions) -> PointStats:
-    """`stats` with `trending` set for the kernels modeled as constant whose repetitions trend with `x` (Spearman,
+def _trending(x: np.ndarray, stats: PointStats, chosen: Selection, options: FitOptions) -> np.ndarray:
+    """(K,) True for the kernels modeled as constant whose repetitions trend with `x` (Spearman,
     `core.trend`) at level `alpha * TREND_SHARE`: bursts of load can inflate the spread the F test measures until a
     constant survives values rising 40x; their ranks still show the rise."""
     trending = np.zeros(len(chosen), dtype=bool)
     constant = np.flatnonzero((chosen.n_terms == 0) & ~chosen.fallback)
     if constant.size and stats.values is not None:
         trending[constant] = trend_p_values(x, stats.values[constant]) < options.alpha * TREND_SHARE
-    return replace(stats, trending=trending)
+    return trending
 
 
 @dataclass(frozen=True, eq=False)

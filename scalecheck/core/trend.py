@@ -84,4 +84,4 @@ def _masked_correlation(a: np.ndarray, b: np.ndarray, valid: np.ndarray, count: 
     da = np.where(valid, a - np.where(valid, a, 0.0).sum(axis=1, keepdims=True) / size, 0.0)
     db = np.where(valid, b - np.where(valid, b, 0.0).sum(axis=1, keepdims=True) / size, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (da * db).sum(axis=1) / np.sqrt((da**2).sum(axis=1) * (db**2).sum(axis=1))
+        return np.asarray((da * db).sum(axis=1) / np.sqrt((da**2).sum(axis=1) * (db**2).sum(axis=1)))

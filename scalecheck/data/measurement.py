@@ -129,7 +129,7 @@ def numbers(raws: Iterable[object], what: str, where: Location, fix: str) -> lis
         except (ValueError, OverflowError):
             parsed = None
         if parsed is not None and bool(np.isfinite(parsed).all()):
-            return parsed.tolist()
+            return [float(value) for value in parsed.tolist()]
     return [number(raw, what, where, fix) for raw in raws]
 
 
