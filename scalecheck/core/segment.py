@@ -34,6 +34,13 @@ Better than the paper, measured by `benchmarks/segmentation.py`:
   sometimes makes one window error four times its neighbour's, or lifts a window above theta on small counts.
 
 More change points: each segment of at least `min_points` points is searched again (recursion).
+
+Long series: every window is modeled once, all of them in batches of bounded size (a segment searched again
+reuses its windows' errors). When a kernel's candidates would need segment fits of more than `EXACT_POINTS` points
+in all (every split of 500 points: noisy series of thousands of points, whose windows are heterogeneous here and
+there), running sums of each hypothesis's weighted moments rank the splits in O(n), and only the `SCREENED` best
+(with the other candidates of their clean runs) are fitted and decided as above. Detection then costs O(n) per
+segment searched, in time and memory; on fewer points nothing changes.
 """
 
 from __future__ import annotations
@@ -41,15 +48,25 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from scalecheck.core.fit import fit_batch
 from scalecheck.core.options import SegmentOptions as SegmentOptions  # re-exported: detection's options
-from scalecheck.core.search import Choice, FitOptions, PointStats, select_one_parameter
+from scalecheck.core.search import TREND_SHARE, Choice, FitOptions, PointStats, decide, design, falling_values, \
+    refined_specs, score, select_one_parameter, single_parameter_specs, with_falling
+from scalecheck.core.trend import trend_p_values
 from scalecheck.data.spec import ModelSpec
 
 # A clean run keeps its answer unless a neighbouring candidate is better by more than this many noise variances:
 # the 90% quantile of chi^2(1), the cost of one more residual (a right shared point costs that more than a gap).
 SHARED_MARGIN = 2.706
+# Windows are modeled in chunks whose design matrices (hypotheses x windows x kernels x points x coefficients) hold
+# about this many elements (8 MB of float64); the other work arrays of a chunk are of the same order.
+_CHUNK_ELEMENTS = 1_000_000
+# Every candidate split is fitted while a kernel's candidates need segments of at most this many points in all
+# (every split of a series of 500 points); beyond, only the SCREENED best by running sums are (`_screened`).
+EXACT_POINTS = 250_000
+SCREENED = 8
 
 Boundary = tuple[int, int]  # (last point of one segment, first point of the next), sorted indices; equal = shared
 
@@ -72,11 +89,16 @@ def segment_kernels(x: np.ndarray, stats: PointStats, options: FitOptions,
 
     Notes
     -----
-    Cost: per level of recursion, n - window + 1 window searches and up to 2n segment searches, each batched over
-    all kernels that reach it.
+    Cost: the n - window + 1 window searches once, in batches (a window's model depends on its own points only,
+    so a segment searched again reuses them); per segment searched, the fits of its candidate splits (of at most
+    `EXACT_POINTS` points, else of the `SCREENED` best, `change_points`) and one model of the segment
+    (`confirmed`). Time O(K n) per level of recursion, memory O(K n).
     """
     K = stats.y.shape[0]
     found: list[list[Boundary]] = [[] for _ in range(K)]
+    if x.size < seg.min_points:
+        return [() for _ in range(K)]
+    every_nrss, every_variance = _windows(x, stats, options, seg)  # (K, n - window + 1)
     work = [(0, x.size - 1, np.arange(K))]  # (first, last) point range and the kernels to search in it
     while work:
         first, last, kernels = work.pop()
@@ -84,7 +106,8 @@ def segment_kernels(x: np.ndarray, stats: PointStats, options: FitOptions,
             continue
         span = slice(first, last + 1)
         part = stats.subset(kernels, span)
-        nrss, variance = _windows(x[span], part, options, seg)
+        inside = slice(first, last - seg.window + 2)  # the windows within the range
+        nrss, variance = every_nrss[kernels, inside], every_variance[kernels, inside]
         hit = np.flatnonzero(is_segmented(nrss, seg))
         if hit.size == 0:
             continue
@@ -117,20 +140,169 @@ def window_errors(x: np.ndarray, stats: PointStats, options: FitOptions,
 
 def _windows(x: np.ndarray, stats: PointStats, options: FitOptions,
              seg: SegmentOptions) -> tuple[np.ndarray, np.ndarray]:
-    """nRSS (K, W) of each window, and the relative residual variance (K, W) of its main-search model."""
-    n_windows = x.size - seg.window + 1
-    nrss = np.zeros((stats.y.shape[0], n_windows))
+    """nRSS (K, W) of each window, and the relative residual variance (K, W) of its main-search model.
+
+    Each (window, kernel) pair is a row modeled with its own design matrix, as `search.select_one_parameter` would
+    model the window's points alone (the same hypotheses, weights, noise and choice, falling terms included), in
+    chunks of rows whose design matrices hold about `_CHUNK_ELEMENTS` elements: time and memory grow linearly with
+    the number of points, and with the number of kernels.
+    """
+    K, size = stats.y.shape[0], seg.window
+    n_windows = max(0, x.size - size + 1)
+    nrss = np.zeros((n_windows, K))  # window-major, as the rows
     variance = np.zeros_like(nrss)
-    for w in range(n_windows):
-        span = slice(w, w + seg.window)
-        part = stats.subset(slice(None), span)
-        choices = fit_range(x[span], part, options)
-        rss = _refit_rss(x[span], part.y, [c.spec for c in choices], np.ones_like(part.y))
-        mean = np.mean(part.y, axis=1)
-        nrss[:, w] = np.where(mean > 0, np.sqrt(rss) / np.where(mean > 0, mean, 1.0), 0.0)
-        wrss = np.sum(part.weights * (part.y - np.stack([c.fitted for c in choices])) ** 2, axis=1)
-        variance[:, w] = wrss / np.maximum(1, seg.window - np.array([c.spec.n_terms + 1 for c in choices]))
-    return nrss, variance
+    views = [sliding_window_view(a, size, axis=1) for a in (stats.y, stats.reps, stats.center)]  # (K, W, size)
+    repetitions = None if stats.values is None else sliding_window_view(stats.values, size, axis=1)  # (K, W, r, size)
+    for space in _window_spaces(x, options, size):
+        terms = max(spec.n_terms for spec in space.specs + space.wider)
+        step = max(1, _CHUNK_ELEMENTS // (size * max(len(space.specs), len(space.wider)) * (1 + terms)))
+        for start in range(space.first * K, space.stop * K, step):
+            rows = np.arange(start, min(start + step, space.stop * K))
+            windows, kernels = np.divmod(rows, K)
+            y, reps, center = (v[kernels, windows] for v in views)  # (R, size)
+            values = None if repetitions is None else np.swapaxes(repetitions[kernels, windows], 1, 2)  # (R, size, r)
+            trending = None if stats.trending is None else stats.trending[kernels]
+            # the weights are a placeholder: subset() derives each window's weights among its own points
+            part = PointStats(y, y, stats.sigma2[kernels], stats.dof[kernels], reps, center, values, trending).subset()
+            first = windows[0]
+            rss, wrss, n_terms = _choose_windows(x[first : windows[-1] + size], windows - first, part, space)
+            mean = np.mean(part.y, axis=1)
+            nrss.reshape(-1)[rows] = np.where(mean > 0, np.sqrt(rss) / np.where(mean > 0, mean, 1.0), 0.0)
+            variance.reshape(-1)[rows] = wrss / np.maximum(1, size - (n_terms + 1))
+    return nrss.T, variance.T
+
+
+@dataclass(frozen=True, eq=False)
+class _WindowSpace:
+    """The hypotheses of windows first..stop-1, as `search.select_one_parameter` builds them for each."""
+
+    first: int
+    stop: int
+    options: FitOptions  # those of the search (with falling terms when negative_exponents is "always")
+    specs: list[ModelSpec]
+    wider: list[ModelSpec]  # with falling terms, searched by falling windows when negative_exponents is "auto"
+
+
+def _window_spaces(x: np.ndarray, options: FitOptions, size: int) -> list[_WindowSpace]:
+    """Runs of consecutive windows (of `size` sorted values of `x`) that share their hypotheses.
+
+    A window's hypotheses depend on its values only through whether they reach 1 and 0 (log terms need x >= 1,
+    falling log terms x > 1, falling powers x > 0); the values are sorted, so the smallest, the window's first,
+    decides.
+    """
+    space = refined_specs if options.refine else single_parameter_specs
+    starts = x[: max(0, x.size - size + 1)]
+    keys = np.stack([starts >= 1, starts <= 1, starts <= 0], axis=1)
+    edges = [0] + (np.flatnonzero(np.any(keys[1:] != keys[:-1], axis=1)) + 1).tolist() + [starts.size]
+    out = []
+    for first, stop in zip(edges[:-1], edges[1:]):
+        if first == stop:
+            continue
+        window = x[first : first + size]
+        if size < options.min_distinct_values:
+            out.append(_WindowSpace(first, stop, options, [ModelSpec()], []))
+            continue
+        own = with_falling(options) if options.negative_exponents == "always" else options
+        wider = space(window, with_falling(options)) if options.negative_exponents == "auto" else []
+        out.append(_WindowSpace(first, stop, own, space(window, own), wider))
+    return out
+
+
+def _choose_windows(x: np.ndarray, windows: np.ndarray, stats: PointStats,
+                    space: _WindowSpace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The main search on windows of sorted values `x`, row i of `stats` measured at window windows[i] (the
+    points windows[i] .. windows[i] + size - 1 of `x`): the ordinary least-squares RSS (R,) of each row's chosen
+    model, its weighted squared error (R,) and its number of terms (R,).
+
+    The steps of `search.choose_one_parameter`: the search; for rows kept constant whose repetitions trend with
+    the values, the search again with the constant ruled out; for falling rows, the search on the wider hypotheses.
+    """
+    size = stats.y.shape[1]
+    order = x[:size]  # every window is ordered like its first: the rank tests need nothing more of the values
+    designs = _designs(space.specs, x, size)
+    best, fallback, fitted = _choose(designs, space.specs, windows, stats, space.options)
+    sizes = np.array([spec.n_terms for spec in space.specs])
+    trending = np.zeros(best.size, dtype=bool)
+    constant = np.flatnonzero((sizes[best] == 0) & ~fallback)
+    if constant.size and stats.values is not None and len(space.specs) > 1:  # else too few values for a model
+        trending[constant] = trend_p_values(order, stats.values[constant]) < space.options.alpha * TREND_SHARE
+    stats = replace(stats, trending=trending)
+    redo = np.flatnonzero(trending)
+    if redo.size:
+        best[redo], fallback[redo], fitted[redo] = _choose(designs, space.specs, windows[redo], stats.subset(redo),
+                                                           space.options)
+    n_terms = sizes[best]
+    rss = _ols_rss(stats.y, designs, space.specs, best, windows)
+    if space.wider:
+        kept = (n_terms == 0) & ~fallback & (stats.dof > 0)
+        falls = np.flatnonzero(falling_values(order, stats.y) & ~kept)
+        if falls.size:
+            part = stats.subset(falls)
+            wide = _designs(space.wider, x, size)
+            best, _, fitted[falls] = _choose(wide, space.wider, windows[falls], part, with_falling(space.options))
+            n_terms[falls] = np.array([spec.n_terms for spec in space.wider])[best]
+            rss[falls] = _ols_rss(part.y, wide, space.wider, best, windows[falls])
+    wrss = np.sum(stats.weights * (stats.y - fitted) ** 2, axis=1)
+    return rss, wrss, n_terms
+
+
+Design = tuple[list[int], np.ndarray, np.ndarray]  # hypotheses of one size: their indices, design, lead masks
+
+
+def _designs(specs: list[ModelSpec], x: np.ndarray, size: int) -> dict[int, Design]:
+    """Per number of terms: the indices of those `specs`, their design matrices on every window of `size`
+    consecutive values of `x` (H', W, size, k) (a view), and their lead masks (H', k)."""
+    by_size: dict[int, list[int]] = {}
+    for h, spec in enumerate(specs):
+        by_size.setdefault(spec.n_terms, []).append(h)
+    out = {}
+    for terms, members in by_size.items():
+        X, lead = design([specs[h] for h in members], x[:, None])  # (H', n, k)
+        out[terms] = (members, np.swapaxes(sliding_window_view(X, size, axis=1), 2, 3), lead)
+    return out
+
+
+def _choose(designs: dict[int, Design], specs: list[ModelSpec], windows: np.ndarray, stats: PointStats,
+            options: FitOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`search.choose` with a design matrix per row, row i of `stats` measured at window windows[i]: the chosen
+    hypothesis (R,), the fallback flag (R,) and the fitted values (R, size) of each row."""
+    R = stats.y.shape[0]
+    loo = np.full((len(specs), R), np.inf)
+    wrss = np.full((len(specs), R), np.inf)
+    fits = {}
+    for terms, (members, X, lead) in designs.items():
+        scored = score(X[:, windows], lead, stats, options)  # (H', R, size, k) designs
+        loo[members], wrss[members] = scored.loo, scored.wrss
+        fits[terms] = (members, scored.batch.fitted)
+    sizes = np.array([spec.n_terms for spec in specs])
+    best, fallback = decide(loo, wrss, sizes, stats, options)
+    fitted = np.empty_like(stats.y)
+    for terms, (members, values) in fits.items():
+        rows = np.flatnonzero(sizes[best] == terms)
+        fitted[rows] = values[_positions(members, len(specs))[best[rows]], rows]
+    return best, fallback, fitted
+
+
+def _ols_rss(y: np.ndarray, designs: dict[int, Design], specs: list[ModelSpec], best: np.ndarray,
+             windows: np.ndarray) -> np.ndarray:
+    """(R,) ordinary least-squares residual sum of squares of the rows of `y` (R, size), each fitted with its
+    hypothesis specs[best[i]] on its window windows[i]."""
+    rss = np.zeros(y.shape[0])
+    sizes = np.array([spec.n_terms for spec in specs])
+    for terms, (members, X, _) in designs.items():
+        rows = np.flatnonzero(sizes[best] == terms)
+        if rows.size:
+            chosen = X[_positions(members, len(specs))[best[rows]], windows[rows]]  # (R', size, k)
+            fitted = fit_batch(chosen[None], y[rows], np.ones_like(y[rows])).fitted[0]
+            rss[rows] = np.sum((y[rows] - fitted) ** 2, axis=1)
+    return rss
+
+
+def _positions(members: list[int], count: int) -> np.ndarray:
+    """(count,) the position of each of `count` hypotheses among `members` (those of one size)."""
+    local = np.zeros(count, dtype=int)
+    local[members] = np.arange(len(members))
+    return local
 
 
 def _refit_rss(x: np.ndarray, y: np.ndarray, specs: list[ModelSpec], weights: np.ndarray) -> np.ndarray:
@@ -198,9 +370,16 @@ def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options
     makes, each fitted by the main search with one term (the segments of a candidate split are short, and one term
     is what the windows use too). Each prefix 0..e and suffix s..n-1 is fitted once, for every kernel that has a
     candidate using it.
+
+    While a kernel's candidates need segments of at most `EXACT_POINTS` points in all (every split of 500 points),
+    each is fitted; beyond, as on long series with many heterogeneous windows, `_screened` keeps the `SCREENED`
+    candidates whose two segments fit best by running sums (with every candidate of their clean runs), and only
+    those are fitted, so that the cost stays O(n) per kernel.
     """
     n, K = x.size, stats.y.shape[0]
     found = [candidates(pattern[k], n, seg.window) for k in range(K)]
+    found = [_screened(x, stats.subset(np.array([k])), options, *proposed)
+             if _fit_points(proposed[0], n) > EXACT_POINTS else proposed for k, proposed in enumerate(found)]
     one_term = replace(options, max_terms=1)
     # [side, measure, kernel, index]: side 0 the segment 0..index, side 1 the segment index..n-1; measure 0 the
     # error, 1 the number of coefficients (filled where a candidate of the kernel needs it)
@@ -232,6 +411,76 @@ def change_points(x: np.ndarray, stats: PointStats, pattern: np.ndarray, options
     ends, starts = np.array([b[0] for b in out]), np.array([b[1] for b in out])
     return (out, table[0, 0, rows, ends] + table[1, 0, rows, starts],
             (table[0, 1, rows, ends] + table[1, 1, rows, starts]).astype(int))
+
+
+def _fit_points(found: list[Boundary], n: int) -> int:
+    """Points in all the segments that the candidate boundaries `found` of a series of `n` points make (each prefix
+    0..end and suffix start..n-1 counted once): the work of fitting them all."""
+    return sum(end + 1 for end in {c[0] for c in found}) + sum(n - start for start in {c[1] for c in found})
+
+
+def _screened(x: np.ndarray, stats: PointStats, options: FitOptions, found: list[Boundary],
+              preferred: list[Boundary]) -> tuple[list[Boundary], list[Boundary]]:
+    """The `SCREENED` candidates of one kernel (`stats` of one kernel) whose two segments fit best by running sums
+    (`split_errors`), with every candidate of the clean runs they belong to, and the published answers of those
+    runs: the input of `change_points`, screened in O(H n)."""
+    prefix, suffix = split_errors(x, stats, options)
+    ends, starts = np.array(found).T
+    proxy = prefix[0, ends] + suffix[0, starts]
+    top = {found[i] for i in np.argsort(proxy, kind="stable")[:SCREENED]}
+    kept = [a for a in preferred if _rivals(a) & top]  # the clean runs that proposed a screened candidate
+    proposed = set(found)
+    return sorted(top.union(*(_rivals(a) & proposed for a in kept))), kept
+
+
+def _rivals(answer: Boundary) -> set[Boundary]:
+    """The boundaries within one point of `answer` at both ends: the candidates its clean run proposes are among
+    them, and `change_points` weighs the published answer against those."""
+    return {(answer[0] + i, answer[1] + j) for i in (-1, 0, 1) for j in (-1, 0, 1)}
+
+
+def split_errors(x: np.ndarray, stats: PointStats, options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Screening errors of every prefix 0..e and every suffix s..n-1 of K kernels: (K, n) each.
+
+    The least weighted residual sum of squares (weights `stats.weights`) of the constant and of each one-term
+    hypothesis c0 + c1 * f(x) with c1 > 0 (any c1 if decreasing models are allowed; falling terms f unless
+    `negative_exponents` is "never"), from running sums of the weighted moments: O(H K n) time, O(K n) memory
+    beside one term at a time. Close to the error of the one-term main search on that segment, which also weighs
+    the leave-one-out error and the noise, and re-derives the weights on the segment's own points.
+    """
+    space = replace(options if options.negative_exponents == "never" else with_falling(options), max_terms=1)
+    terms = single_parameter_specs(x, space)[1:]
+    ahead = _running_errors(x, terms, stats.y, stats.weights, options.allow_decreasing)
+    behind = _running_errors(x[::-1], terms, stats.y[:, ::-1], stats.weights[:, ::-1], options.allow_decreasing)
+    return ahead, behind[:, ::-1]
+
+
+def _running_errors(x: np.ndarray, terms: list[ModelSpec], y: np.ndarray, w: np.ndarray,
+                    decreasing: bool) -> np.ndarray:
+    """(K, n) least weighted RSS of y[:, :e + 1] (K, n) over the constant and the one-term `terms` at x (n,),
+    for every e. Moments are taken about the first point (and terms scaled to [0, 1] there), which keeps the
+    differences of running sums accurate."""
+    Sw = np.cumsum(w, axis=1)
+    dy = y - y[:, :1]
+    Sy = np.cumsum(w * dy, axis=1)
+    Cyy = np.cumsum(w * dy**2, axis=1) - Sy**2 / Sw
+    best = Cyy.copy()
+    for spec in terms:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            f = spec.basis(x[:, None])[:, 1]
+            f = f - f[0]
+            scale = np.max(np.abs(f))
+        if not (np.isfinite(scale) and scale > 0):
+            continue  # not defined at every point, or constant: no such model
+        f = f / scale
+        Sf = np.cumsum(w * f, axis=1)
+        Sff = np.cumsum(w * f**2, axis=1)
+        Cff = Sff - Sf**2 / Sw
+        Cfy = np.cumsum(w * f * dy, axis=1) - Sf * Sy / Sw
+        fits = (Cff > 1e-12 * Sff) & (decreasing | (Cfy > 0))  # not collinear with the constant; allowed slope
+        with np.errstate(divide="ignore", invalid="ignore"):
+            best = np.where(fits, np.minimum(best, Cyy - Cfy**2 / np.where(fits, Cff, 1.0)), best)
+    return np.asarray(np.maximum(best, 0.0))
 
 
 def confirmed(x: np.ndarray, stats: PointStats, boundaries: list[Boundary], split_error: np.ndarray,
