@@ -561,13 +561,19 @@ def choose(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, option
     -----
     Kernels are searched in batches of `kernels_per_batch`, and of each batch only the winners' fits are kept:
     memory is O(K n) plus a fixed `WORK_BYTES`, never O(K H n) for H hypotheses. Each kernel's choice depends on
-    its own data only, so the batches change no result. Cost O(K H n k^2).
+    its own data only, so the batches change no result. When even one kernel's work exceeds `WORK_BYTES` (tens of
+    thousands of points), its hypotheses are scored in groups that fit it, and the winners fitted again
+    (`_choose_in_groups`). Cost O(K H n k^2).
     """
     if specs[0] != ModelSpec():
         raise ValueError("specs[0] must be the constant model")
     by_size: dict[int, list[int]] = {}
     for h, spec in enumerate(specs):
         by_size.setdefault(spec.n_terms, []).append(h)
+    if kernels_per_batch(points.shape[0], list(by_size), [len(m) for m in by_size.values()]) == 1:
+        per_kernel = 8 * points.shape[0] * sum(len(m) * (2 * (1 + s) + 8) for s, m in by_size.items())
+        if per_kernel > WORK_BYTES:
+            return _choose_in_groups(points, specs, by_size, stats, options)
     designs = {size: (members, *design([specs[h] for h in members], points)) for size, members in by_size.items()}
     sizes = np.array([spec.n_terms for spec in specs])
     local = np.empty(len(specs), dtype=int)  # position of each hypothesis among those of its size
@@ -595,6 +601,34 @@ def choose(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, option
             chosen.coef[start + kernels, : 1 + size] = batch.coef[h, kernels]
             chosen.fitted[start + kernels] = batch.fitted[h, kernels]
             chosen.loo[start + kernels] = batch.loo[h, kernels]
+    return chosen
+
+
+def _choose_in_groups(points: np.ndarray, specs: list[ModelSpec], by_size: dict[int, list[int]], stats: PointStats,
+                      options: FitOptions) -> Selection:
+    """`choose` one kernel at a time, its hypotheses scored in groups whose work arrays (designs included) stay
+    within `WORK_BYTES`; only the scores (H,) are kept, then each kernel's winner is fitted again."""
+    n = points.shape[0]
+    sizes = np.array([spec.n_terms for spec in specs])
+    K = stats.y.shape[0]
+    chosen = Selection(tuple(specs), np.zeros(K, dtype=int), np.zeros((K, 1 + int(sizes.max()))),
+                       np.empty((K, n)), np.empty((K, n)), np.zeros(K, dtype=bool))
+    for kernel in range(K):
+        part = stats.rows(slice(kernel, kernel + 1))
+        loo = np.full((len(specs), 1), np.inf)
+        wrss = np.full_like(loo, np.inf)
+        for size, members in by_size.items():
+            group = max(1, WORK_BYTES // (8 * n * (3 * (1 + size) + 8)))  # the design, the fit and the scores
+            for start in range(0, len(members), group):
+                rows = members[start : start + group]
+                scored = score(*design([specs[h] for h in rows], points), part, options)
+                loo[rows], wrss[rows] = scored.loo, scored.wrss
+        best, fallback = decide(loo, wrss, sizes, part, options)
+        h = int(best[0])
+        winner = score(*design([specs[h]], points), part, options).batch
+        chosen.index[kernel], chosen.fallback[kernel] = h, bool(fallback[0])
+        chosen.coef[kernel, : 1 + specs[h].n_terms] = winner.coef[0, 0]
+        chosen.fitted[kernel], chosen.loo[kernel] = winner.fitted[0, 0], winner.loo[0, 0]
     return chosen
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from scalecheck.core import search
 from scalecheck.core.modeler import fit_kernels
-from scalecheck.core.search import FitOptions, point_stats, select_one_parameter
+from scalecheck.core.search import FitOptions, choose, point_stats, select_one_parameter, single_parameter_specs
 from scalecheck.data.measurement import Series
-from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS
+from scalecheck.data.spec import DEFAULT_BUILDING_BLOCKS, ModelSpec
 
 X = 2.0 ** np.arange(2, 10)  # 8 points: two-term hypotheses are searched
 OPTIONS = FitOptions(building_blocks=DEFAULT_BUILDING_BLOCKS[:8])  # 1 + 8 + 28 hypotheses: a fast test
@@ -61,3 +61,22 @@ def test_fit_kernels_memory_per_kernel_is_bounded(monkeypatch: pytest.MonkeyPatc
     per_kernel = (peaks[1] - peaks[0]) / 2_000
     # the models returned (about 1.5 KB each) and a bounded batch of work
     assert per_kernel < 4_000, f"{per_kernel:.0f} bytes per kernel"
+
+
+def test_a_kernel_larger_than_the_work_budget_is_searched_in_groups_with_the_same_choice(
+        rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch) -> None:
+    x = np.geomspace(4, 4096, 40)
+    values = (100 + 2 * x**1.5)[None, :, None] * rng.lognormal(0, 0.05, (3, 40, 3))
+    values[2] = 7.0 * rng.lognormal(0, 0.05, (40, 3))  # a constant kernel too
+    stats, options = point_stats(values), FitOptions()
+    specs = single_parameter_specs(x, options)
+    whole = choose(x[:, None], specs, stats, options)
+    monkeypatch.setattr(search, "WORK_BYTES", 200_000)  # less than one kernel's work: groups of hypotheses
+    groups = []
+    original = search.score
+    monkeypatch.setattr(search, "score", lambda X, *a, **k: groups.append(X.shape[0]) or original(X, *a, **k))
+    grouped = choose(x[:, None], specs, stats, options)
+    assert max(groups) < len(specs) - 42  # never all two-term hypotheses at once
+    assert grouped.index.tolist() == whole.index.tolist() and grouped.chosen()[2] == ModelSpec()
+    for name in ("coef", "fitted", "loo", "fallback"):
+        np.testing.assert_array_equal(getattr(grouped, name), getattr(whole, name))
