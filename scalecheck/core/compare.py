@@ -47,7 +47,10 @@ kernel's few rounds can agree by chance (all of a candidate's rounds hit by the 
 Each kernel draws its resamples from its own generator, seeded by the comparison's seed and the kernel's name, so
 a verdict is reproducible and does not depend on which other kernels were measured.
 
-How it is built: `compare` reads each kernel on its own (`Setup` holds what all kernels share). A kernel both
+How it is built: `compare` reads each kernel on its own (`Setup` holds what all kernels share), in blocks of
+kernels (`compare_kernels`): each kernel draws its resamples from its own generator, the model selections of the
+whole block are re-run together (`side.fit_sides`, `bootstrap.reselect_many`: the same arithmetic as for a kernel
+alone, in a few large numpy calls instead of many small ones), then each kernel is assessed. A kernel both
 commits modeled becomes a `pair.KernelPair` (each side's data and its selection among the same hypotheses, on the
 data and on resamples: `side.SideFit`), then an `Assessment` (`pair.growth_change`, `pair.predict_ratio`,
 `pair.ratio_rise`, and the template every finding of the kernel starts from). One function per finding kind reads
@@ -63,12 +66,12 @@ from __future__ import annotations
 import fnmatch
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scalecheck.core.bootstrap import (expectation_spec, hypotheses, jitter, neighbourhood, resample, reselect,
-                                       residual_spread)
+from scalecheck.core.bootstrap import (Designs, expectation_spec, hypotheses, jitter, neighbourhood, resample,
+                                       reselect, residual_spread)
 from scalecheck.core.measured import (Key, SeriesPair, between_rounds, measured_findings, measured_round_findings,
                                       overhead_findings, top_point_finding, top_segment_finding, unmodeled_finding)
 from scalecheck.core.modeler import fit_kernels
@@ -76,12 +79,16 @@ from scalecheck.core.options import CompareOptions as CompareOptions  # re-expor
 from scalecheck.core.pair import GrowthChange, KernelPair, Prediction, growth_change, predict_ratio, ratio_rise
 from scalecheck.core.search import OUT_OF_RANGE, FitOptions, design, point_stats, score
 from scalecheck.core.segment import SegmentOptions
-from scalecheck.core.side import SideFit, fit_side, prepare_side, restricted_test
+from scalecheck.core.side import Side, SideFit, draw, fit_sides, prepare_side, prepare_sides, restricted_test
 from scalecheck.data.growth import exceeds
 from scalecheck.data.measurement import Series, name_hash
 from scalecheck.data.outcome import KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec, format_growth
 from scalecheck.data.verdict import Comparison, Finding, KernelComparison, PendingFinding
+
+# Resampled columns (both sides' data and resamples) whose selections are held at once: kernels are compared in
+# blocks of about BLOCK_COLUMNS / (resamples + 1), 248 at the default 200 resamples, some 50 MB of selections.
+BLOCK_COLUMNS = 50_000
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,8 @@ class Setup:
     options: FitOptions
     settings: CompareOptions
     between: float  # how far rounds disagree across the comparison (`measured.between_rounds`); 0 without rounds
+    designs: Designs = field(default_factory=Designs)  # the hypotheses' design matrices, evaluated once
+    neighbours: dict[ModelSpec, tuple[ModelSpec, ...]] = field(default_factory=dict)  # found once (`_neighbours`)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -151,7 +160,8 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
     expectations : growth bounds by kernel pattern; the first matching pattern applies
 
     Cost: two `fit_kernels` calls, then per kernel and side one re-selection over about 10-20 hypotheses on
-    `settings.resamples` resamples.
+    `settings.resamples` resamples, batched over blocks of kernels (`compare_kernels`); memory is bounded by the
+    block (`BLOCK_COLUMNS`) and the batch (`bootstrap.CHUNK_ELEMENTS`), not by the number of kernels.
     """
     parameters = (candidate or baseline)[0].parameters
     base = {(s.kernel, s.metric): s for s in baseline}
@@ -170,15 +180,19 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
     kernels: list[KernelComparison] = []
     pending: list[PendingFinding] = []
     plain: list[Finding] = []
-    for key in list(cand) + [k for k in base if k not in cand]:
-        rng = np.random.default_rng([settings.seed, name_hash(*key)])
-        kernel = KernelInput(key=key, baseline=base.get(key), candidate=cand.get(key),
-                             baseline_model=base_models.get(key), candidate_model=cand_models.get(key),
-                             expected=next((e for e in expectations if fnmatch.fnmatchcase(key[0], e.pattern)), None))
-        outcome = compare_kernel(kernel, setup, rng)
-        kernels.append(outcome.comparison)
-        pending += [*outcome.pending, *(found[key] for found in (measured, overhead) if key in found)]
-        plain += outcome.plain
+    keys = list(cand) + [k for k in base if k not in cand]
+    block = max(1, BLOCK_COLUMNS // (settings.resamples + 1))
+    for start in range(0, len(keys), block):
+        inputs = [(KernelInput(key=key, baseline=base.get(key), candidate=cand.get(key),
+                               baseline_model=base_models.get(key), candidate_model=cand_models.get(key),
+                               expected=next((e for e in expectations if fnmatch.fnmatchcase(key[0], e.pattern)),
+                                             None)),
+                   np.random.default_rng([settings.seed, name_hash(*key)])) for key in keys[start:start + block]]
+        for (kernel, _), outcome in zip(inputs, compare_kernels(inputs, setup)):
+            kernels.append(outcome.comparison)
+            pending += [*outcome.pending, *(found[kernel.key] for found in (measured, overhead)
+                                            if kernel.key in found)]
+            plain += outcome.plain
     findings = _adjust(pending, settings.confidence) + plain
     return Comparison(parameters=parameters, target=dict(target), kernels=tuple(kernels), findings=tuple(findings),
                       resamples=settings.resamples, seed=settings.seed)
@@ -191,6 +205,67 @@ def compare_kernel(kernel: KernelInput, setup: Setup, rng: np.random.Generator) 
     the candidate (or whose baseline has no model) is only held against its expectation. `rng` draws both sides'
     resamples, the baseline's first.
     """
+    return compare_kernels([(kernel, rng)], setup)[0]
+
+
+def compare_kernels(kernels: Sequence[tuple[KernelInput, np.random.Generator]], setup: Setup
+                    ) -> list[KernelOutcome]:
+    """`compare_kernel` of many kernels, each with its generator; each outcome equals that kernel's alone.
+
+    Each kernel draws its resamples as `compare_kernel` does; then the selections of all of them are re-run in
+    batches (`side.fit_sides`), and each kernel is assessed on its own.
+    """
+    wanted = [_modeled_sides(kernel) for kernel, _ in kernels]
+    prepared = iter(prepare_sides([(_series(kernel, name), _model(kernel, name))
+                                   for (kernel, _), names in zip(kernels, wanted) for name in names], setup.options))
+    plans = [_plan(kernel, setup, rng, {name: next(prepared) for name in names})
+             for (kernel, rng), names in zip(kernels, wanted)]
+    drawn = [plan for plan in plans if isinstance(plan, _Drawn)]
+    fits = iter(fit_sides([side for plan in drawn for side in plan.sides],
+                          [plan.specs for plan in drawn for _ in plan.sides],
+                          [samples for plan in drawn for samples in plan.samples],
+                          setup.target, setup.options, setup.designs))
+    return [_assessed(plan, tuple(next(fits) for _ in plan.sides), setup) if isinstance(plan, _Drawn) else plan
+            for plan in plans]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class _Drawn:
+    """A kernel whose resamples are drawn, waiting for its selections (`compare_kernels`)."""
+
+    kernel: KernelInput
+    sides: tuple[Side, ...]  # (baseline, candidate), or (candidate,) for a kernel held against its expectation only
+    specs: tuple[ModelSpec, ...]  # the hypotheses both sides select among
+    samples: tuple[np.ndarray, ...]  # per side, from `side.draw`
+    row: KernelComparison | None = None  # the row of a kernel held against its expectation only
+
+
+def _modeled_sides(kernel: KernelInput) -> tuple[str, ...]:
+    """The sides of a kernel that `_plan` reads: the candidate's when it was modeled, then the baseline's too when
+    both were."""
+    if kernel.candidate is None or kernel.candidate_model is None or not kernel.candidate_model.ok:
+        return ()
+    if kernel.baseline is None or kernel.baseline_model is None or not kernel.baseline_model.ok:
+        return ("candidate",)
+    return ("candidate", "baseline")
+
+
+def _series(kernel: KernelInput, side: str) -> Series:
+    found = kernel.candidate if side == "candidate" else kernel.baseline
+    assert found is not None
+    return found
+
+
+def _model(kernel: KernelInput, side: str) -> KernelModel:
+    found = kernel.candidate_model if side == "candidate" else kernel.baseline_model
+    assert found is not None
+    return found
+
+
+def _plan(kernel: KernelInput, setup: Setup, rng: np.random.Generator, sides: Mapping[str, Side]
+          ) -> KernelOutcome | _Drawn:
+    """The outcome of a kernel that needs no bootstrap, else its sides (`sides`, by `_modeled_sides`' names) with
+    their resamples drawn from `rng`."""
     base, cand = kernel.baseline, kernel.candidate
     base_model, cand_model = kernel.baseline_model, kernel.candidate_model
     present = cand if cand is not None else base
@@ -207,8 +282,9 @@ def compare_kernel(kernel: KernelInput, setup: Setup, rng: np.random.Generator) 
             candidate=cand_model, expectation=text,
             note=f"candidate: {cand_model.note}" + (f"; baseline: {base_model.note}" if both and base_model else "")),
             pending=_unmodeled(kernel, setup))
-    c = prepare_side(cand, cand_model, setup.options)
-    specs = neighbourhood(c.fitted.spec, setup.options.building_blocks)
+    resamples = setup.settings.resamples
+    c = sides["candidate"]
+    specs = list(_neighbours(c.fitted.spec, setup))
     if kernel.expected is not None:
         specs.append(expectation_spec(kernel.expected.growth, cand.parameters))
     if base is None or base_model is None or not base_model.ok:
@@ -217,21 +293,40 @@ def compare_kernel(kernel: KernelInput, setup: Setup, rng: np.random.Generator) 
                                note="" if base_model is None else f"baseline: {base_model.note}")
         if kernel.expected is None:
             return KernelOutcome(comparison=row, pending=_unmodeled(kernel, setup))
-        alone = fit_side(c, hypotheses(specs, c.points, setup.target), setup.target, setup.options,
-                         setup.settings.resamples, rng)
+        alone = tuple(hypotheses(specs, c.points, setup.target, setup.designs))
+        return _Drawn(kernel=kernel, sides=(c,), specs=alone, samples=(draw(c, resamples, rng),), row=row)
+    b = sides["baseline"]
+    specs += _neighbours(b.fitted.spec, setup)
+    union = tuple(hypotheses(specs, [b.points, c.points], setup.target, setup.designs))
+    return _Drawn(kernel=kernel, sides=(b, c), specs=union,
+                  samples=(draw(b, resamples, rng), draw(c, resamples, rng)))
+
+
+def _neighbours(spec: ModelSpec, setup: Setup) -> tuple[ModelSpec, ...]:
+    """`bootstrap.neighbourhood` of `spec` among the comparison's building blocks, found once per comparison."""
+    found = setup.neighbours.get(spec)
+    if found is None:
+        found = setup.neighbours[spec] = tuple(neighbourhood(spec, setup.options.building_blocks))
+    return found
+
+
+def _assessed(drawn: _Drawn, fits: tuple[SideFit, ...], setup: Setup) -> KernelOutcome:
+    """The outcome of a kernel once its sides' selections are made."""
+    kernel = drawn.kernel
+    if drawn.row is not None:  # held against its expectation only
+        (alone,) = fits
+        assert kernel.expected is not None
         found = expectation_finding(alone, kernel.expected, alone.resampled.specs, setup)
-        return KernelOutcome(comparison=row, pending=(*_unmodeled(kernel, setup), *(() if found is None else (found,))))
-    b = prepare_side(base, base_model, setup.options)
-    specs += neighbourhood(b.fitted.spec, setup.options.building_blocks)
-    union = tuple(hypotheses(specs, np.vstack([b.points, c.points]), setup.target))
-    fit_b = fit_side(b, union, setup.target, setup.options, setup.settings.resamples, rng)
-    fit_c = fit_side(c, union, setup.target, setup.options, setup.settings.resamples, rng)
-    assessment = assess(KernelPair(key=kernel.key, baseline=fit_b, candidate=fit_c, specs=union,
+        return KernelOutcome(comparison=drawn.row,
+                             pending=(*_unmodeled(kernel, setup), *(() if found is None else (found,))))
+    fit_b, fit_c = fits
+    assessment = assess(KernelPair(key=kernel.key, baseline=fit_b, candidate=fit_c, specs=drawn.specs,
                                    target=setup.target, searched=len(setup.options.building_blocks)), setup)
     growth, prediction = assessment.growth, assessment.prediction
-    row = KernelComparison(kernel=name, metric=metric, unit=unit, status="compared", baseline=base_model,
-                           candidate=cand_model, ratio=prediction.ratio, bound=prediction.bound,
-                           upper=prediction.upper, growth_up=growth.up, growth_down=growth.down, expectation=text,
+    row = KernelComparison(kernel=kernel.key[0], metric=kernel.key[1], unit=fit_c.side.series.unit,
+                           status="compared", baseline=kernel.baseline_model, candidate=kernel.candidate_model,
+                           ratio=prediction.ratio, bound=prediction.bound, upper=prediction.upper,
+                           growth_up=growth.up, growth_down=growth.down, expectation=kernel.expectation_text,
                            basis=prediction.basis, note=prediction.note)
     return _findings(row, assessment, kernel.expected, setup)
 
@@ -373,6 +468,29 @@ def _confidence(setup: Setup) -> str:
     return f"{setup.settings.confidence:.0%} confidence"
 
 
+def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
+    """The Benjamini-Hochberg adjusted p-values (q-values) of `p_values` (m,), in their order.
+
+    Sorted ascending, the i-th p-value (1-based) becomes min over j >= i of p_(j) m / j, at most 1: a test is kept
+    at false-discovery rate q when its q-value is at most q (Benjamini and Hochberg, "Controlling the false
+    discovery rate", J. R. Statist. Soc. B 57 (1995), with the adjusted values of Yekutieli and Benjamini, 1999).
+    The values of `scipy.stats.false_discovery_control(p_values, method="bh")` (a single p-value is returned as
+    it is). Raises ValueError for a value outside [0, 1] (NaN included): a test that produced one is broken.
+    """
+    p_values = np.asarray(p_values, dtype=float)
+    if not np.all((p_values >= 0) & (p_values <= 1)):
+        raise ValueError(f"p-values must lie in [0, 1], got {p_values[~((p_values >= 0) & (p_values <= 1))][:5]}")
+    m = p_values.size
+    if m <= 1:
+        return p_values.copy()
+    order = np.argsort(p_values)
+    adjusted = p_values[order] * (m / np.arange(1.0, m + 1))
+    adjusted = np.minimum.accumulate(adjusted[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = adjusted
+    return np.asarray(np.clip(out, 0.0, 1.0))
+
+
 def _adjust(pending: list[PendingFinding], confidence: float) -> list[Finding]:
     """Findings whose test survives the Benjamini-Hochberg adjustment over all tests and whose condition holds,
     in the order of `pending`.
@@ -382,9 +500,7 @@ def _adjust(pending: list[PendingFinding], confidence: float) -> list[Finding]:
     """
     if not pending:
         return []
-    from scipy import stats
-
-    q_values = stats.false_discovery_control([t.p_value for t in pending], method="bh")
+    q_values = benjamini_hochberg(np.array([t.p_value for t in pending]))
     level = 1 - confidence
     kept = [(t, float(q)) for t, q in zip(pending, q_values) if q <= level and t.condition]
     explained = {t.key for t, _ in kept if t.test in ("growth", "prediction")}

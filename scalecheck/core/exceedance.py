@@ -106,8 +106,6 @@ def exceedance_tests(kernels: Sequence[Sequence[Pair]], options: ExceedanceOptio
     """`exceedance_test` of many kernels in one batch: the noise models of every point and permutation are
     fitted together. `rngs` holds one generator per kernel, so a kernel's result does not depend on the others.
     """
-    from scipy import stats
-
     owner, base, cand = [], [], []
     for index, pairs in enumerate(kernels):
         for b, c in pairs:
@@ -119,6 +117,7 @@ def exceedance_tests(kernels: Sequence[Sequence[Pair]], options: ExceedanceOptio
     out: list[Exceedance | None] = [None] * len(kernels)
     if not base:
         return out
+    from scipy import stats  # here only: no point has the repetitions a noise model needs in most comparisons
     noise = NoiseOptions(quantile=options.quantile, resolution=options.resolution)
     fitted = fit_noise_batch(_padded(base), noise)
     counts = np.array([int(np.sum(c > t)) for c, t in zip(cand, fitted.t_max)])

@@ -15,7 +15,6 @@ more a side) a round, not a repetition, is the unit that noise hits: their level
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -67,7 +66,7 @@ def measured_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key
     """Rank tests of a slowdown at the points both sides measured (one-sided Mann-Whitney U per point), combined
     over each kernel's points with Stouffer's method; the condition is a geometric mean slowdown of the medians
     beyond 1 + `threshold`. Points with equal repetition counts are tested in one vectorized call."""
-    from scipy import stats
+    from scalecheck.core import special
 
     cells: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
     ratios: list[list[float]] = [[] for _ in pairs]  # log ratios of the medians, per kernel
@@ -87,15 +86,14 @@ def measured_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key
     z_sums, counts = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=int)
     for group in cells.values():
         owners = np.array([g[0] for g in group])
-        p_values = stats.mannwhitneyu(np.array([g[1] for g in group]), np.array([g[2] for g in group]),
-                                      alternative="greater", axis=1).pvalue
-        np.add.at(z_sums, owners, stats.norm.isf(np.clip(p_values, 1e-300, 1.0)))
+        p_values = mann_whitney_greater(np.array([g[1] for g in group]), np.array([g[2] for g in group]))
+        np.add.at(z_sums, owners, -special.ndtri(np.clip(p_values, 1e-300, 1.0)))  # the normal quantiles above
         np.add.at(counts, owners, 1)
     out = {}
     for index, pair in enumerate(pairs):
         if counts[index] == 0 or not ratios[index]:
             continue
-        p_value = float(stats.norm.sf(z_sums[index] / math.sqrt(counts[index])))
+        p_value = float(special.ndtr(-(z_sums[index] / math.sqrt(counts[index]))))  # the normal tail above
         effect = ratio_of(float(np.mean(ratios[index])))
         kernel, metric = pair.key
         finding = Finding(kernel=kernel, metric=metric, kind="measured",
@@ -112,8 +110,6 @@ def measured_round_findings(pairs: Sequence[SeriesPair], threshold: float) -> di
     candidate rounds against baseline rounds in a one-sided Mann-Whitney U test. Its p-value cannot be small with
     few rounds (at least 1/6 with two a side): a difference between two runs is not told apart from the runs' own
     disagreement."""
-    from scipy import stats
-
     out = {}
     for pair in pairs:
         shared = pair.shared()
@@ -123,7 +119,7 @@ def measured_round_findings(pairs: Sequence[SeriesPair], threshold: float) -> di
         levels_b, levels_c = levels.baseline, levels.candidate
         if levels_b.size < 2 or levels_c.size < 2:
             continue
-        p_value = float(stats.mannwhitneyu(levels_c, levels_b, alternative="greater").pvalue)
+        p_value = float(mann_whitney_greater(levels_c[None], levels_b[None])[0])
         effect = ratio_of(float(np.mean(levels_c) - np.mean(levels_b)))
         kernel, metric = pair.key
         finding = Finding(kernel=kernel, metric=metric, kind="measured",
@@ -134,6 +130,102 @@ def measured_round_findings(pairs: Sequence[SeriesPair], threshold: float) -> di
         out[pair.key] = PendingFinding(test="measured", p_value=p_value, finding=finding,
                                        condition=effect > 1 + threshold)
     return out
+
+
+def welch_greater(x: np.ndarray, y: np.ndarray) -> float:
+    """p-value of a one-sided Welch t-test that the mean of `x` (n1,) exceeds the mean of `y` (n2,) (each with two
+    values or more): t = (mean x - mean y) / sqrt(v1 / n1 + v2 / n2) against Student's t with the
+    Welch-Satterthwaite degrees of freedom (1 when both variances are 0). NaN when neither the means nor the
+    values differ. The values of `scipy.stats.ttest_ind(x, y, equal_var=False, alternative="greater")`, computed
+    the same way (SciPy 1.17).
+
+    Welch, "The generalization of 'Student's' problem when several different population variances are involved",
+    Biometrika 34 (1947).
+    """
+    from scalecheck.core import special
+
+    n1, n2 = x.size, y.size
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vn1 = float(np.mean((x - np.mean(x)) ** 2) * (n1 / (n1 - 1))) / n1  # the unbiased variance over n
+        vn2 = float(np.mean((y - np.mean(y)) ** 2) * (n2 / (n2 - 1))) / n2
+        dof = np.float64(vn1 + vn2) ** 2 / (np.float64(vn1) ** 2 / (n1 - 1) + np.float64(vn2) ** 2 / (n2 - 1))
+        t = np.float64(np.mean(x) - np.mean(y)) / np.sqrt(np.float64(vn1 + vn2))
+    return float(special.stdtr(1.0 if np.isnan(dof) else dof, -t))
+
+
+def mann_whitney_greater(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """p-values of one-sided Mann-Whitney U tests that the values of `x` tend to exceed those of `y`, row by row.
+
+    Parameters
+    ----------
+    x : ndarray, shape (G, n1)
+    y : ndarray, shape (G, n2)
+        G pairs of samples without NaN.
+
+    Returns
+    -------
+    ndarray, shape (G,)
+        P(U >= U1) for U1 = R1 - n1 (n1 + 1) / 2, R1 the sum of x's mid-ranks among both samples. As
+        `scipy.stats.mannwhitneyu(x, y, alternative="greater", axis=1)` computes them (SciPy 1.17): from the
+        exact distribution of U when a sample has 8 values or fewer and no row has ties (one choice for the whole
+        call, as SciPy makes it); else from the normal approximation with the tie correction of the variance and a
+        continuity correction of 1/2.
+
+    Notes
+    -----
+    Mann and Whitney, "On a test of whether one of two random variables is stochastically larger than the other",
+    Ann. Math. Statist. 18 (1947). The exact law counts the arrangements of the two samples with each value of U:
+    the coefficients of the Gaussian binomial coefficient [n1 + n2 choose n1] in q. Cost O(G n log n) with
+    n = n1 + n2, plus O(n1^2 n2^2) for the exact law.
+    """
+    from scalecheck.core import special
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n1, n2 = x.shape[1], y.shape[1]
+    n = n1 + n2
+    both = np.concatenate([x, y], axis=1)  # (G, n)
+    order = np.argsort(both, axis=1, kind="stable")
+    ordered = np.take_along_axis(both, order, axis=1)
+    position = np.broadcast_to(np.arange(1.0, n + 1), ordered.shape)  # 1-based ranks in sorted order
+    new = np.ones(ordered.shape, dtype=bool)  # the first of each run of equal values
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    last = np.ones(ordered.shape, dtype=bool)  # the last of each run
+    last[:, :-1] = new[:, 1:]
+    first_rank = np.maximum.accumulate(np.where(new, position, 0.0), axis=1)
+    last_rank = np.minimum.accumulate(np.where(last, position, np.inf)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty_like(ordered)
+    np.put_along_axis(ranks, order, first_rank + (last_rank - first_rank) / 2, axis=1)  # mid-ranks
+    u1 = np.sum(ranks[:, :n1], axis=1) - n1 * (n1 + 1) / 2
+    ties = np.where(new, last_rank - first_rank + 1, 0.0)  # (G, n): each run's length at its first value
+    if (n1 > 8 and n2 > 8) or np.any(ties > 1):
+        tie_term = np.sum(ties**3 - ties, axis=1)
+        spread = np.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+        with np.errstate(divide="ignore", invalid="ignore"):  # every value tied: no spread, z infinite
+            z = (u1 - n1 * n2 / 2 - 0.5) / spread
+        p_values = special.ndtr(-z)
+    else:
+        p_values = _exact_u_tail(u1.astype(np.int64), n1, n2)
+    return np.asarray(np.clip(p_values, 0.0, 1.0))
+
+
+def _exact_u_tail(u: np.ndarray, n1: int, n2: int) -> np.ndarray:
+    """P(U >= u) under the null hypothesis, for samples of n1 and n2 values without ties (`mann_whitney_greater`).
+
+    The law is symmetric about n1 n2 / 2; the tail is summed from the nearer end, as the distribution function
+    there, so that a small p-value keeps its relative precision."""
+    counts = [1] + [0] * (n1 * n2)  # arrangements with each value of U: [n1 + n2 choose n1] in q, built up
+    for i in range(1, min(n1, n2) + 1):
+        step = max(n1, n2) + i
+        for k in range(len(counts) - 1, step - 1, -1):  # times (1 - q^(n + i))
+            counts[k] -= counts[k - step]
+        for k in range(i, len(counts)):  # divided by (1 - q^i)
+            counts[k] += counts[k - i]
+    pmf = np.array([float(c) for c in counts]) / float(math.comb(n1 + n2, n1))
+    cdf = np.cumsum(pmf)
+    mirrored = n1 * n2 - u
+    low = u < mirrored  # the upper tail from below: 1 - P(U < u)
+    at = np.where(low, u, mirrored)
+    return np.asarray(np.where(low, 1.0 - cdf[at] + pmf[at], cdf[at]))
 
 
 def overhead_findings(pairs: Sequence[SeriesPair], options: ExceedanceOptions, seed: int
@@ -240,8 +332,6 @@ def unmodeled_finding(pair: SeriesPair, threshold: float, why: str) -> PendingFi
 def _round_level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
     """A one-sided Welch t-test that the candidate's round levels (`round_levels`) lie above the baseline's; with
     no spread on either side, the difference is exact: p is 0 for a slowdown and 1 otherwise."""
-    from scipy import stats
-
     shared = pair.shared()
     if not shared:
         return None
@@ -252,9 +342,7 @@ def _round_level_test(pair: SeriesPair, threshold: float) -> PendingFinding | No
     difference = float(np.mean(c) - np.mean(b))
     spread = math.sqrt(float(np.var(c, ddof=1)) / c.size + float(np.var(b, ddof=1)) / b.size)
     if spread > 0:
-        with warnings.catch_warnings():  # levels that agree but for rounding: scipy warns, the p-value stands
-            warnings.simplefilter("ignore", RuntimeWarning)
-            p_value = float(stats.ttest_ind(c, b, equal_var=False, alternative="greater").pvalue)
+        p_value = welch_greater(c, b)
     else:
         p_value = 0.0 if difference > 0 else 1.0
     return _measured(pair, p_value, ratio_of(difference), threshold)
@@ -264,7 +352,7 @@ def _across_points(pair: SeriesPair, threshold: float) -> PendingFinding | None:
     """A one-sided t-test that the log ratio of the medians, over the points both measured (two or more with
     positive medians), is above 0; for points whose repetitions do not vary (or without repetitions). When the
     log ratios do not vary either, the ratio is exact: p is 0 for a slowdown and 1 otherwise."""
-    from scipy import stats
+    from scalecheck.core import special
 
     base, cand = pair.baseline, pair.candidate
     b_median, c_median = nan_median(base.values), nan_median(cand.values)
@@ -274,7 +362,7 @@ def _across_points(pair: SeriesPair, threshold: float) -> PendingFinding | None:
         return None
     mean, spread = float(np.mean(logs)), float(np.std(logs, ddof=1))
     if spread > 0:
-        p_value = float(stats.t.sf(mean / (spread / math.sqrt(logs.size)), logs.size - 1))
+        p_value = float(special.stdtr(logs.size - 1, -(mean / (spread / math.sqrt(logs.size)))))  # the t tail above
     else:
         p_value = 0.0 if mean > 0 else 1.0
     return _measured(pair, p_value, ratio_of(mean), threshold)
@@ -319,11 +407,11 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
     kernels does not keep (88% of them found); with no margin at all, flukes among unchanged kernels whose rise
     passes the threshold come with p-values the adjustment keeps (2 of 100 unchanged builds failed on one runner).
     """
-    from scipy import stats
+    from scalecheck.core import special
 
     base, cand = pair.baseline, pair.candidate
     shared = pair.shared()
-    if len(shared) < 2 or np.any(cand.points <= 0):
+    if len(shared) < 2 or np.any(cand.points <= 0) or not _rises(pair, shared, threshold):
         return None
     kept = [np.where(outliers(s.values[None])[0], np.nan, s.values) for s in (base, cand)]
     logs: list[list[np.ndarray]] = [[], []]  # per side, per shared point: the logs of the repetitions kept
@@ -362,7 +450,7 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
     else:
         spread = math.sqrt(cells[top].variance + sum(cell.variance for cell in others) / len(others) ** 2)
         statistic = (cells[top].mean_log_ratio - below - margin / 2) / spread if spread > 0 else math.inf
-        p_value = float(stats.t.sf(statistic, cells[top].dof))
+        p_value = float(special.stdtr(cells[top].dof, -statistic))  # Student's t above `statistic`
     ratio, rise = ratio_of(cells[top].log_median_ratio), ratio_of(cells[top].log_median_ratio - below_median)
     where = ", ".join(f"{name}={v:g}" for name, v in zip(cand.parameters, cand.points[j]))
     finding = replace(template, kind="prediction", ratio=ratio, bound=None,
@@ -371,6 +459,23 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
                       evidence={**template.evidence, "basis": "the largest measured scale", "rise": round(rise, 4)})
     agrees = predicted is None or predicted > 1 + threshold
     return PendingFinding(test="top", p_value=p_value, finding=finding, condition=agrees)
+
+
+def _rises(pair: SeriesPair, shared: list[tuple[int, int]], threshold: float) -> bool:
+    """Whether `top_point_finding` can find anything: every shared point has two repetitions or more a side, all
+    positive, and the log ratio of the medians at the largest shared scale exceeds its mean over the other shared
+    points by more than log(1 + threshold). The same values as the test computes, without its outlier screening,
+    so that the test runs only for the few kernels it concerns."""
+    base, cand = pair.baseline, pair.candidate
+    rows_b, rows_c = [i for i, _ in shared], [j for _, j in shared]
+    b, c = base.values[rows_b], cand.values[rows_c]  # (S, r), NaN-padded at the end
+    if (np.any(np.sum(~np.isnan(b), axis=1) < 2) or np.any(np.sum(~np.isnan(c), axis=1) < 2)
+            or np.any(b <= 0) or np.any(c <= 0)):
+        return False
+    medians = [log_ratio(float(mc), float(mb)) for mb, mc in zip(nan_median(b), nan_median(c))]
+    top = int(np.argmax([float(np.sum(np.log(cand.points[j]))) for j in rows_c]))
+    below = float(np.mean(medians[:top] + medians[top + 1:]))
+    return not medians[top] - below <= math.log1p(threshold)  # as the test: NaN goes on to it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -387,7 +492,7 @@ def _level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
     """A one-sided Welch t-test of the log values at each point both measured (a few points, each with
     repetitions), combined with Stouffer's method; the effect is the geometric mean ratio of the medians. Unlike
     the rank test, its p-value is not bounded below by the number of repetitions (5 against 5: 1/252)."""
-    from scipy import stats
+    from scalecheck.core import special
 
     base, cand = pair.baseline, pair.candidate
     rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
@@ -399,15 +504,13 @@ def _level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
         b, c = base.values[i][~np.isnan(base.values[i])], cand.values[j][~np.isnan(cand.values[j])]
         if b.size < 2 or c.size < 2 or np.any(b <= 0) or np.any(c <= 0):
             continue
-        with warnings.catch_warnings():  # repetitions that agree exactly (a count, a coarse timer): no spread, p NaN
-            warnings.simplefilter("ignore", RuntimeWarning)
-            test = stats.ttest_ind(np.log(c), np.log(b), equal_var=False, alternative="greater")
-        if np.isfinite(test.pvalue):
-            z_scores.append(float(stats.norm.isf(np.clip(test.pvalue, 1e-300, 1.0))))
+        p_value = welch_greater(np.log(c), np.log(b))  # NaN for repetitions that agree exactly (a coarse timer)
+        if np.isfinite(p_value):
+            z_scores.append(float(-special.ndtri(np.clip(p_value, 1e-300, 1.0))))  # the normal quantile above
             ratios.append(log_ratio(float(nan_median(c)), float(nan_median(b))))
     if not z_scores:
         return None
-    p_value = float(stats.norm.sf(sum(z_scores) / math.sqrt(len(z_scores))))
+    p_value = float(special.ndtr(-(sum(z_scores) / math.sqrt(len(z_scores)))))  # the normal tail above
     return _measured(pair, p_value, ratio_of(float(np.mean(ratios))), threshold)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from scalecheck.core.bootstrap import Resampled, common_choice
 from scalecheck.core.measured import Key, SeriesPair, ratio_of
+from scalecheck.core.search import nan_median
 from scalecheck.core.side import Side, SideFit
 from scalecheck.data.growth import exceeds
 from scalecheck.data.spec import Exponents, ModelSpec
@@ -97,10 +98,13 @@ def growth_change(pair: KernelPair, *, confidence: float) -> GrowthChange:
     """Both commits' lead-order growth, the bootstrap shares of a rise and a fall (paired resamples), and
     `change_test`; a change counts when the bootstrap share reaches `confidence` and the test its level."""
     boot_b, boot_c = pair.baseline.resampled, pair.candidate.resampled
-    orders = [{name: spec.lead_order(k) for k, name in enumerate(pair.parameters)} for spec in boot_b.specs]
-    pairs, counts = np.unique(np.stack([boot_b.chosen, boot_c.chosen]), axis=1, return_counts=True)
-    up = sum(int(n) for (hb, hc), n in zip(pairs.T, counts) if exceeds(orders[hc], orders[hb]))
-    down = sum(int(n) for (hb, hc), n in zip(pairs.T, counts) if exceeds(orders[hb], orders[hc]))
+    H = len(boot_b.specs)
+    codes, counts = np.unique(boot_b.chosen * H + boot_c.chosen, return_counts=True)  # each (baseline, candidate)
+    pairs = [(int(code) // H, int(code) % H, int(n)) for code, n in zip(codes, counts)]
+    orders = {h: {name: boot_b.specs[h].lead_order(k) for k, name in enumerate(pair.parameters)}
+              for h in {h for hb, hc, _ in pairs for h in (hb, hc)}}  # of the hypotheses selected
+    up = sum(n for hb, hc, n in pairs if exceeds(orders[hc], orders[hb]))
+    down = sum(n for hb, hc, n in pairs if exceeds(orders[hb], orders[hc]))
     total = boot_b.chosen.size
     up_share, down_share = up / total, down / total
     g_b, g_c = pair.baseline.side.fitted.growth(), pair.candidate.side.fitted.growth()
@@ -162,7 +166,7 @@ def predict_ratio(pair: KernelPair, *, differs: bool, confidence: float, thresho
     candidate's slowed by the same burst of load) cannot claim less disagreement between rounds than the machine
     shows.
     """
-    from scipy import stats
+    from scalecheck.core import special
 
     b, c = pair.baseline.side, pair.candidate.side
     one_b, one_c = pair.baseline.observed, pair.candidate.observed
@@ -221,11 +225,12 @@ def predict_ratio(pair: KernelPair, *, differs: bool, confidence: float, thresho
         counts = _round_counts(b, c)
         floor = math.sqrt(between * sum(1 / k for k in counts)) if len(counts) == 2 else 0.0
         low, high = max(low, floor), max(high, floor)
-    law = stats.norm if rounds.dof is None else stats.t(rounds.dof)
-    z = float(law.ppf(confidence))
+    # the quantile and tail of the normal law, or of Student's t with the rounds' degrees of freedom
+    z = float(special.ndtri(confidence) if rounds.dof is None else special.stdtrit(rounds.dof, confidence))
     margin = math.log1p(threshold)
     if low > 0:
-        p_value = float(law.sf((estimate - margin) / low))
+        statistic = -((estimate - margin) / low)  # the tail above: the distribution function at minus
+        p_value = float(special.ndtr(statistic) if rounds.dof is None else special.stdtr(rounds.dof, statistic))
     else:
         p_value = 0.0 if estimate > margin else 1.0
     return Prediction(ratio=ratio_of(estimate), bound=ratio_of(estimate - z * low),
@@ -299,8 +304,8 @@ def ratio_rise(b: Side, c: Side) -> Rise:
     if len(shared) >= 2:
         size = [float(np.sum(np.log(c.points[j]))) for _, j in shared]
         (i_lo, j_lo), (i_hi, j_hi) = shared[int(np.argmin(size))], shared[int(np.argmax(size))]
-        base = np.nanmedian(b.values, axis=1)[[i_lo, i_hi]]
-        cand = np.nanmedian(c.values, axis=1)[[j_lo, j_hi]]
+        base = nan_median(b.values[[i_lo, i_hi]])
+        cand = nan_median(c.values[[j_lo, j_hi]])
         span = float(np.exp(max(size) - min(size)))
     else:
         lo = np.maximum(b.points.min(axis=0), c.points.min(axis=0))

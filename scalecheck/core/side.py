@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scalecheck.core.bootstrap import Resampled, capped, jitter, resample, resample_rounds, reselect, residual_spread
+from scalecheck.core.bootstrap import (Designs, Resampled, Reselection, capped, jitter, resample, resample_rounds,
+                                       reselect_many, residual_spread)
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions, PointStats, design, noise_and_penalty, point_stats, score
 from scalecheck.data.growth import exceeds
@@ -52,6 +53,32 @@ def prepare_side(series: Series, model: KernelModel, options: FitOptions) -> Sid
     at scale, so such a kernel is compared over all its points, with one model. Cost: one `fit_kernels` call for
     such a kernel, none otherwise.
     """
+    return prepare_sides([(series, model)], options)[0]
+
+
+def prepare_sides(items: Sequence[tuple[Series, KernelModel]], options: FitOptions) -> list[Side]:
+    """`prepare_side` of many series, each equal to its own: the noise statistics of series whose values have one
+    shape (and NaN padding or none) are computed in one batch."""
+    parts = [_range(series, model, options) for series, model in items]
+    groups: dict[tuple[tuple[int, ...], bool], list[int]] = {}
+    for index, (_, _, values, _) in enumerate(parts):
+        groups.setdefault((values.shape, bool(np.isnan(values).any())), []).append(index)
+    stats: dict[int, PointStats] = {}
+    for members in groups.values():
+        batch = point_stats(np.stack([parts[index][2] for index in members]))
+        for row, index in enumerate(members):
+            kernel = slice(row, row + 1)
+            stats[index] = PointStats(batch.y[kernel], batch.weights[kernel], batch.sigma2[kernel],
+                                      batch.dof[kernel], batch.reps[kernel], batch.center[kernel])
+    return [Side(series=series, model=model, fitted=fitted, points=series.points[keep], values=values,
+                 stats=stats[index], rounds=rounds)
+            for index, ((series, model), (fitted, keep, values, rounds)) in enumerate(zip(items, parts))]
+
+
+def _range(series: Series, model: KernelModel, options: FitOptions
+           ) -> tuple[FittedModel, np.ndarray, np.ndarray, np.ndarray | None]:
+    """The model a side's growth is read from, the points it covers (mask), their values (n, r) and the rounds of
+    the values when every value has one (`prepare_side`)."""
     keep = np.ones(series.points.shape[0], dtype=bool)
     fitted = model.model
     if model.segmented and model.segments[-1].status == "ok":
@@ -66,8 +93,7 @@ def prepare_side(series: Series, model: KernelModel, options: FitOptions) -> Sid
     rounds = None if series.rounds is None else series.rounds[keep][:, :width]
     if rounds is not None and (np.any(np.isnan(rounds) & ~np.isnan(values)) or series.round_count < 2):
         rounds = None  # resampling rounds needs every value's round, and two rounds at least
-    return Side(series=series, model=model, fitted=fitted, points=series.points[keep], values=values,
-                stats=point_stats(values[None]), rounds=rounds)
+    return fitted, keep, values, rounds
 
 
 def fit_side(side: Side, specs: Sequence[ModelSpec], target: np.ndarray, options: FitOptions, resamples: int,
@@ -83,6 +109,12 @@ def fit_side(side: Side, specs: Sequence[ModelSpec], target: np.ndarray, options
 
     Cost: one `bootstrap.reselect` over the hypotheses on 1 + `resamples` columns.
     """
+    return fit_sides([side], [specs], [draw(side, resamples, rng)], target, options)[0]
+
+
+def draw(side: Side, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(1 + resamples, n, w): the side's data, then `resamples` resamples of it drawn from `rng` (whole rounds,
+    repetitions within each point, or parametric without repetitions), NaN-padded to one width."""
     if side.rounds is not None:
         samples = resample_rounds(side.values, side.rounds, resamples, rng)
     elif side.values.shape[1] > 1:
@@ -93,8 +125,16 @@ def fit_side(side: Side, specs: Sequence[ModelSpec], target: np.ndarray, options
     data = side.values[None]
     width = max(data.shape[2], samples.shape[2])  # whole rounds drawn twice make a wider resample
     pad = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2])), constant_values=np.nan) for a in (data, samples)]
-    both = reselect(side.points, np.concatenate(pad), specs, target, options)
-    return SideFit(side=side, observed=both.take(slice(0, 1)), resampled=both.take(slice(1, None)))
+    return np.concatenate(pad)
+
+
+def fit_sides(sides: Sequence[Side], specs: Sequence[Sequence[ModelSpec]], samples: Sequence[np.ndarray],
+              target: np.ndarray, options: FitOptions, designs: Designs | None = None) -> list[SideFit]:
+    """`fit_side` of many sides at once: side i selects among `specs[i]` on `samples[i]` (from `draw`: its data,
+    then its resamples), all in `bootstrap.reselect_many` batches; each result equals that side's alone."""
+    jobs = [Reselection(side.points, drawn, tuple(hyps)) for side, hyps, drawn in zip(sides, specs, samples)]
+    return [SideFit(side=side, observed=both.take(slice(0, 1)), resampled=both.take(slice(1, None)))
+            for side, both in zip(sides, reselect_many(jobs, target, options, designs))]
 
 
 def restricted_test(side: Side, specs: Sequence[ModelSpec], bound: Mapping[str, Exponents],
