@@ -32,6 +32,13 @@ if TYPE_CHECKING:
     from scalecheck.config import Config
 
 
+def load_libraries() -> None:
+    """Load what modeling computes with: numpy (by this module's imports) and the special functions of the
+    statistical tests (scipy's compiled module, `core.special`). The CLI loads them once, at the start of a command,
+    with the settings it wants for their BLAS."""
+    from scalecheck.core import special  # noqa: F401
+
+
 def fit_models(
     sources: Sequence[str | Path] | Run,
     *,

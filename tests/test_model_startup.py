@@ -5,6 +5,7 @@ case, and loads the other use cases' dependencies when they run."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,22 @@ def test_api_offers_the_model_use_case() -> None:
     for name in ("BAND_RESAMPLES", "ModelResult", "check_target", "fit_models", "model", "model_plots",
                  "parse_target", "varying"):
         assert getattr(api, name) is getattr(modeling, name), name
+
+
+def test_commands_compute_with_one_blas_thread_and_run_commands_with_the_users_environment(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    seen = tmp_path / "seen.txt"
+    probe.write_text("import os, sys\n"
+                     f"open({str(seen)!r}, 'a').write(os.environ.get('OPENBLAS_NUM_THREADS', 'unset') + '\\n')\n"
+                     "print('{\"time\": 1.0}')\n")
+    code = (f"import os, sys\nfrom scalecheck.cli import main\n"
+            f"assert main(['model', 'examples/mpi_data_mean.txt']) == 0\n"
+            f"assert main(['measure', '--param', 'n=1,2,4', '--repeat', '1', '--out', {str(tmp_path / 'm.json')!r},"
+            f" '--', sys.executable, {str(probe)!r}, '{{n}}']) == 0\n"
+            "threads = len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') else 1\n"
+            "print(threads, os.environ.get('OPENBLAS_NUM_THREADS', 'unset'))")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "1 unset"  # no BLAS thread beside the main one; the variable is gone
+    assert set(seen.read_text().split()) == {"unset"}  # the measured command never saw it

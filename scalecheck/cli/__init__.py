@@ -83,6 +83,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command is None:
         parser.print_help()
         return USAGE_ERROR
+    _load_numpy_single_threaded()
     try:
         return int(args.run(args))
     except BrokenPipeError:
@@ -94,6 +95,32 @@ def _main(argv: Sequence[str] | None) -> int:
         traceback.print_exc()
         print("scalecheck: internal error - please report it with the traceback above", file=sys.stderr)
         return INTERNAL_ERROR
+
+
+# Read by the BLAS libraries numpy loads, once, when they load.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _load_numpy_single_threaded() -> None:
+    """Load the numeric libraries (numpy, and scipy's compiled special functions, each with its own BLAS) with one
+    BLAS thread, unless numpy is loaded already; a thread count the user set is kept.
+
+    scalecheck's algebra is many tiny matrices: BLAS threads only spin up and wait (0.15 s of CPU time in every
+    `scalecheck model`), and on a shared CI runner they compete with the cores that measure. The variables are
+    removed again at once, so the commands scalecheck runs (a measured benchmark, git) get the user's environment.
+    """
+    if "numpy" in sys.modules:
+        return
+    added = [name for name in BLAS_THREADS if name not in os.environ]
+    for name in added:
+        os.environ[name] = "1"
+    try:
+        from scalecheck.modeling import load_libraries
+
+        load_libraries()
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 @contextmanager
