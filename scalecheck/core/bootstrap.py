@@ -45,6 +45,7 @@ class Designs:
 
     def __init__(self) -> None:
         self._bases: dict[tuple[bytes, tuple[int, ...], ModelSpec], np.ndarray] = {}
+        self._defined: dict[tuple[bytes, tuple[int, ...], ModelSpec, bool], bool] = {}
 
     def basis(self, spec: ModelSpec, points: np.ndarray) -> np.ndarray:
         """`spec.basis(points)` (n, 1 + terms), read-only."""
@@ -54,6 +55,16 @@ class Designs:
             found = spec.basis(points)
             found.setflags(write=False)
             self._bases[key] = found
+        return found
+
+    def defined(self, spec: ModelSpec, points: np.ndarray, *, overflow: bool = False) -> bool:
+        """Whether `spec` is defined at every point of `points` (n, m): its design matrix is finite there, or with
+        `overflow` is not NaN (a value beyond the range of floats counts then). Decided once per spec and points."""
+        key = (points.tobytes(), points.shape, spec, overflow)
+        found = self._defined.get(key)
+        if found is None:
+            basis = self.basis(spec, points)
+            found = self._defined[key] = bool(not np.any(np.isnan(basis)) if overflow else np.all(np.isfinite(basis)))
         return found
 
 
@@ -151,34 +162,50 @@ def hypotheses(specs: Sequence[ModelSpec], points: np.ndarray | Sequence[np.ndar
     point_sets = [points] if isinstance(points, np.ndarray) else list(points)
     known = designs if designs is not None else Designs()
     out = [ModelSpec()]
+    at_target = target[None]
     for spec in dict.fromkeys(specs):
         if spec == out[0]:
             continue
-        with np.errstate(all="ignore"):
-            if (all(bool(np.all(np.isfinite(known.basis(spec, at)))) for at in point_sets)
-                    and not np.any(np.isnan(known.basis(spec, target[None])))):
-                out.append(spec)
+        if all(known.defined(spec, at) for at in point_sets) and known.defined(spec, at_target, overflow=True):
+            out.append(spec)
     return out
 
 
-def resample(values: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+def resample(values: np.ndarray, count: int, rng: np.random.Generator, *, with_data: bool = False) -> np.ndarray:
     """`count` resamples of repetitions drawn with replacement within each point.
 
     Parameters
     ----------
     values : ndarray, shape (n, r)
         Repetitions per point, NaN-padded at the end (as `Series.values`).
+    with_data : put `values` themselves first, as resample 0 (what `side.draw` hands to the selection)
 
     Returns
     -------
-    ndarray, shape (count, n, r)
+    ndarray, shape (count, n, r), or (1 + count, n, r) `with_data`
         NaN where the point has fewer than r repetitions, as in `values`.
+
+    Cost: one uniform draw per element, then a few passes over them; the repetition each element takes is
+    floor(u * reps), which truncation gives for u >= 0.
     """
     n, r = values.shape
-    reps = np.sum(~np.isnan(values), axis=1)  # (n,)
-    draw = np.floor(rng.random((count, n, r)) * reps[None, :, None]).astype(int)
-    out = values[np.arange(n)[None, :, None], draw]
-    return np.where(np.arange(r)[None, None, :] < reps[None, :, None], out, np.nan)
+    missing = np.isnan(values)
+    reps = r - np.count_nonzero(missing, axis=1) if missing.any() else None  # (n,); None: r at every point
+    picked = rng.random((count, n, r))
+    if reps is not None:
+        picked *= reps[:, None]
+    else:  # every point has r repetitions: the same products, by a scalar
+        picked *= r
+    index = picked.astype(np.intp)
+    index += np.arange(0, n * r, r)[:, None]  # into values.ravel(): row i starts at i * r
+    first = int(with_data)
+    out = np.empty((first + count, n, r))
+    if with_data:
+        out[0] = values
+    np.take(values.reshape(-1), index, out=out[first:], mode="clip")  # in range: "clip" only skips a copy
+    if reps is not None:
+        out[first:, np.arange(r)[None, :] >= reps[:, None]] = np.nan  # slots beyond a point's repetitions
+    return out
 
 
 def resample_rounds(values: np.ndarray, rounds: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:

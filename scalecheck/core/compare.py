@@ -110,6 +110,8 @@ class Setup:
     between: float  # how far rounds disagree across the comparison (`measured.between_rounds`); 0 without rounds
     designs: Designs = field(default_factory=Designs)  # the hypotheses' design matrices, evaluated once
     neighbours: dict[ModelSpec, tuple[ModelSpec, ...]] = field(default_factory=dict)  # found once (`_neighbours`)
+    # the hypotheses of a kernel by its sides' models, expected growth and point sets, found once (`_hypotheses`)
+    hypotheses: dict[tuple[object, ...], tuple[ModelSpec, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -284,22 +286,38 @@ def _plan(kernel: KernelInput, setup: Setup, rng: np.random.Generator, sides: Ma
             pending=_unmodeled(kernel, setup))
     resamples = setup.settings.resamples
     c = sides["candidate"]
-    specs = list(_neighbours(c.fitted.spec, setup))
-    if kernel.expected is not None:
-        specs.append(expectation_spec(kernel.expected.growth, cand.parameters))
+    expected = None if kernel.expected is None else expectation_spec(kernel.expected.growth, cand.parameters)
     if base is None or base_model is None or not base_model.ok:
         row = KernelComparison(kernel=name, metric=metric, unit=unit, status="new" if base is None else "unmodeled",
                                baseline=base_model, candidate=cand_model, expectation=text,
                                note="" if base_model is None else f"baseline: {base_model.note}")
         if kernel.expected is None:
             return KernelOutcome(comparison=row, pending=_unmodeled(kernel, setup))
-        alone = tuple(hypotheses(specs, c.points, setup.target, setup.designs))
+        alone = _hypotheses(setup, c, expected, None)
         return _Drawn(kernel=kernel, sides=(c,), specs=alone, samples=(draw(c, resamples, rng),), row=row)
     b = sides["baseline"]
-    specs += _neighbours(b.fitted.spec, setup)
-    union = tuple(hypotheses(specs, [b.points, c.points], setup.target, setup.designs))
+    union = _hypotheses(setup, c, expected, b)
     return _Drawn(kernel=kernel, sides=(b, c), specs=union,
                   samples=(draw(b, resamples, rng), draw(c, resamples, rng)))
+
+
+def _hypotheses(setup: Setup, c: Side, expected: ModelSpec | None, b: Side | None) -> tuple[ModelSpec, ...]:
+    """The hypotheses a kernel's sides select among (`bootstrap.hypotheses`): the candidate's model and its
+    neighbours, the expected growth, then the baseline's model and its neighbours, when `b` is given. Found once
+    per combination of models, expectation and point sets: a comparison's kernels repeat a few of them."""
+    sides = (c,) if b is None else (b, c)
+    key = (c.fitted.spec, expected, None if b is None else b.fitted.spec,
+           *((side.points.shape, side.points.tobytes()) for side in sides))
+    found = setup.hypotheses.get(key)
+    if found is None:
+        specs = list(_neighbours(c.fitted.spec, setup))
+        if expected is not None:
+            specs.append(expected)
+        if b is not None:
+            specs += _neighbours(b.fitted.spec, setup)
+        points = c.points if b is None else [side.points for side in sides]
+        found = setup.hypotheses[key] = tuple(hypotheses(specs, points, setup.target, setup.designs))
+    return found
 
 
 def _neighbours(spec: ModelSpec, setup: Setup) -> tuple[ModelSpec, ...]:

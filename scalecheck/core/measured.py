@@ -68,25 +68,33 @@ def measured_findings(pairs: Sequence[SeriesPair], threshold: float) -> dict[Key
     beyond 1 + `threshold`. Points with equal repetition counts are tested in one vectorized call."""
     from scalecheck.core import special
 
+    # per (candidate, baseline) repetition count: blocks of points (kernel, its rows, the candidate's values (S,
+    # n1), the baseline's (S, n2)), each kernel's points in its candidate's order
     cells: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
     ratios: list[list[float]] = [[] for _ in pairs]  # log ratios of the medians, per kernel
+    base_medians = nan_medians([pair.baseline.values for pair in pairs])
+    cand_medians = nan_medians([pair.candidate.values for pair in pairs])
     for index, pair in enumerate(pairs):
         base, cand = pair.baseline, pair.candidate
-        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
-        base_median, cand_median = nan_median(base.values), nan_median(cand.values)
-        base_reps, cand_reps = base.repetitions, cand.repetitions
-        for j, p in enumerate(cand.points.tolist()):
-            i = rows.get(tuple(p))
-            if i is None or base_reps[i] < 2 or cand_reps[j] < 2:
-                continue
-            b, c = base.values[i, : base_reps[i]], cand.values[j, : cand_reps[j]]  # NaN padding is at the end
-            cells.setdefault((c.size, b.size), []).append((index, c, b))
-            if base_median[i] > 0 and cand_median[j] > 0:
-                ratios[index].append(log_ratio(cand_median[j], base_median[i]))
+        base_reps, cand_reps = base.repetitions.tolist(), cand.repetitions.tolist()
+        base_median, cand_median = base_medians[index].tolist(), cand_medians[index].tolist()
+        tested = [(i, j) for i, j in pair.shared() if base_reps[i] >= 2 and cand_reps[j] >= 2]
+        sizes = {(cand_reps[j], base_reps[i]) for i, j in tested}
+        if len(sizes) == 1:  # the usual case: one block of all the kernel's points
+            (size_c, size_b), = sizes
+            rows_b, rows_c = [i for i, _ in tested], [j for _, j in tested]
+            cells.setdefault((size_c, size_b), []).append(
+                (index, cand.values[rows_c, :size_c], base.values[rows_b, :size_b]))  # NaN padding is at the end
+        else:
+            for i, j in tested:
+                cells.setdefault((cand_reps[j], base_reps[i]), []).append(
+                    (index, cand.values[j : j + 1, : cand_reps[j]], base.values[i : i + 1, : base_reps[i]]))
+        ratios[index] = [log_ratio(cand_median[j], base_median[i]) for i, j in tested
+                         if base_median[i] > 0 and cand_median[j] > 0]
     z_sums, counts = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=int)
     for group in cells.values():
-        owners = np.array([g[0] for g in group])
-        p_values = mann_whitney_greater(np.array([g[1] for g in group]), np.array([g[2] for g in group]))
+        owners = np.concatenate([np.full(g[1].shape[0], g[0]) for g in group])
+        p_values = mann_whitney_greater(np.concatenate([g[1] for g in group]), np.concatenate([g[2] for g in group]))
         np.add.at(z_sums, owners, -special.ndtri(np.clip(p_values, 1e-300, 1.0)))  # the normal quantiles above
         np.add.at(counts, owners, 1)
     out = {}
@@ -239,11 +247,12 @@ def overhead_findings(pairs: Sequence[SeriesPair], options: ExceedanceOptions, s
         base, cand = pair.baseline, pair.candidate
         if not (is_time_metric(cand.metric, cand.unit) or is_time_metric(base.metric, base.unit)):
             continue  # t_max is a model of timings: t = t_min + positive errors
+        base_reps = base.repetitions.tolist()
+        if max(base_reps, default=0) < options.min_baseline:
+            continue  # no point with a noise model (the usual case: a few repetitions)
         if out_of_range(base.values) or out_of_range(cand.values):
             continue  # nor can a noise model be fitted to them; `unmodeled_finding` compares them
-        rows = {tuple(p): i for i, p in enumerate(base.points.tolist())}
-        points = [(base.values[rows[tuple(p)]], cand.values[j]) for j, p in enumerate(cand.points.tolist())
-                  if tuple(p) in rows and base.repetitions[rows[tuple(p)]] >= options.min_baseline]
+        points = [(base.values[i], cand.values[j]) for i, j in pair.shared() if base_reps[i] >= options.min_baseline]
         if points:
             keys.append(pair.key)
             kernels.append(points)
@@ -423,14 +432,14 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
             return None
         logs[0].append(np.log(kb))
         logs[1].append(np.log(kc))
-        medians.append(log_ratio(float(nan_median(c)), float(nan_median(b))))
+        medians.append(log_ratio(_median(c.tolist()), _median(b.tolist())))
     dof = sum(x.size - 1 for side in logs for x in side)
     pooled = [sum(float(np.sum((x - x.mean()) ** 2)) for x in side) / sum(x.size - 1 for x in side) for side in logs]
     cells = [_Cell(log_median_ratio=medians[k], mean_log_ratio=float(logs[1][k].mean() - logs[0][k].mean()),
                    variance=sum(max(pooled[s], float(np.var(logs[s][k], ddof=1))) / logs[s][k].size for s in (0, 1)),
                    dof=dof)
              for k in range(len(shared))]
-    top = int(np.argmax([float(np.sum(np.log(cand.points[j]))) for _, j in shared]))
+    top = int(np.argmax(log_sizes(cand.points, [j for _, j in shared])))
     others = cells[:top] + cells[top + 1:]
     margin = math.log1p(threshold)
     below_median = float(np.mean([cell.log_median_ratio for cell in others]))
@@ -468,14 +477,62 @@ def _rises(pair: SeriesPair, shared: list[tuple[int, int]], threshold: float) ->
     so that the test runs only for the few kernels it concerns."""
     base, cand = pair.baseline, pair.candidate
     rows_b, rows_c = [i for i, _ in shared], [j for _, j in shared]
-    b, c = base.values[rows_b], cand.values[rows_c]  # (S, r), NaN-padded at the end
-    if (np.any(np.sum(~np.isnan(b), axis=1) < 2) or np.any(np.sum(~np.isnan(c), axis=1) < 2)
-            or np.any(b <= 0) or np.any(c <= 0)):
+    b, c = (_row_medians(base.values.tolist(), rows_b, True), _row_medians(cand.values.tolist(), rows_c, True))
+    if b is None or c is None:
         return False
-    medians = [log_ratio(float(mc), float(mb)) for mb, mc in zip(nan_median(b), nan_median(c))]
-    top = int(np.argmax([float(np.sum(np.log(cand.points[j]))) for j in rows_c]))
+    medians = [log_ratio(mc, mb) for mb, mc in zip(b, c)]
+    top = int(np.argmax(log_sizes(cand.points, rows_c)))
     below = float(np.mean(medians[:top] + medians[top + 1:]))
     return not medians[top] - below <= math.log1p(threshold)  # as the test: NaN goes on to it
+
+
+def row_medians(values: np.ndarray, rows: Sequence[int]) -> list[float]:
+    """`search.nan_median(values[rows])` of a series' values (n, r), the same floats, from sorted lists: numpy's
+    fixed cost per call outweighs the work on a few values."""
+    found = _row_medians(values.tolist(), rows, usable_only=False)
+    assert found is not None
+    return found
+
+
+def _row_medians(values: list[list[float]], rows: Sequence[int], usable_only: bool) -> list[float] | None:
+    """`row_medians` of `values` as lists; with `usable_only`, None as soon as a row has fewer than two values or
+    one that is not positive. As `nan_median` decides for the whole array: np.median's value when no row has NaN
+    and no mean overflows, else the halves of the middle values added (NaN for a row without values)."""
+    plain, halved = [], []
+    padded = False
+    for i in rows:
+        row = values[i]
+        present = sorted(v for v in row if v == v)  # NaN is not equal to itself
+        if usable_only and (len(present) < 2 or present[0] <= 0):
+            return None
+        padded = padded or len(present) < len(row)
+        median, halves = _middle(present) if present else (math.nan, math.nan)
+        plain.append(median)
+        halved.append(halves)
+    return plain if not padded and all(math.isfinite(m) for m in plain) else halved
+
+
+def _median(values: list[float]) -> float:
+    """`search.nan_median` of values without NaN, the same float, from a sorted list (`_middle`)."""
+    if not values:
+        return math.nan
+    median, halves = _middle(sorted(values))
+    return median if math.isfinite(median) else halves
+
+
+def _middle(ordered: list[float]) -> tuple[float, float]:
+    """np.median of the sorted values `ordered` (the mean of the middle value or two, a sum from 0.0), and the
+    halves of the two middle values added (what `search.nan_median` takes when that mean overflows)."""
+    size = len(ordered)
+    low, high = ordered[(size - 1) // 2], ordered[size // 2]
+    return (0.0 + low if size % 2 else (0.0 + low + high) / 2), low / 2 + high / 2
+
+
+def log_sizes(points: np.ndarray, rows: Sequence[int]) -> np.ndarray | list[float]:
+    """The sum of the logs of each point (n, m) of `rows`: the largest is the point nearest the target. Each as
+    `float(np.sum(np.log(points[row])))` gives it, in one call for single-parameter points."""
+    logs = np.log(points[list(rows)])  # (S, m)
+    return logs[:, 0] if logs.shape[1] == 1 else [float(np.sum(row)) for row in logs]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -507,7 +564,7 @@ def _level_test(pair: SeriesPair, threshold: float) -> PendingFinding | None:
         p_value = welch_greater(np.log(c), np.log(b))  # NaN for repetitions that agree exactly (a coarse timer)
         if np.isfinite(p_value):
             z_scores.append(float(-special.ndtri(np.clip(p_value, 1e-300, 1.0))))  # the normal quantile above
-            ratios.append(log_ratio(float(nan_median(c)), float(nan_median(b))))
+            ratios.append(log_ratio(_median(c.tolist()), _median(b.tolist())))
     if not z_scores:
         return None
     p_value = float(special.ndtr(-(sum(z_scores) / math.sqrt(len(z_scores)))))  # the normal tail above
@@ -558,6 +615,37 @@ def between_rounds(pairs: Sequence[SeriesPair]) -> float:
             if side.size >= 2:
                 variances.append(float(np.var(side, ddof=1)))
     return float(np.mean(variances)) if variances else 0.0
+
+
+def nan_medians(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """`search.nan_median` of each array of `arrays` (each (n, r), NaN-padded), the same floats, with one numpy
+    call per shape instead of one per array (numpy's fixed cost per call outweighs the work on a few values).
+
+    As `nan_median` decides per array: the median of each row when the array has no NaN and every median is
+    finite, else the halves of the two middle values added (NaN for a row without values)."""
+    out: list[np.ndarray] = [np.empty(0)] * len(arrays)
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for index, values in enumerate(arrays):
+        groups.setdefault(values.shape, []).append(index)
+    for shape, members in groups.items():
+        if shape[-1] == 0:
+            for index in members:
+                out[index] = nan_median(arrays[index])
+            continue
+        stack = np.stack([arrays[index] for index in members])  # (K, n, r)
+        missing = np.isnan(stack)
+        with np.errstate(over="ignore", invalid="ignore"):
+            median = np.median(stack, axis=-1)  # (K, n); NaN in a row with NaN, not used there
+        plain = ~missing.any(axis=(1, 2)) & np.all(np.isfinite(median), axis=1)  # (K,) as nan_median's first try
+        if not plain.all():
+            ordered = np.sort(stack, axis=-1)  # NaN last
+            count = np.sum(~missing, axis=-1)
+            low = np.take_along_axis(ordered, np.maximum((count - 1) // 2, 0)[..., None], axis=-1)[..., 0]
+            high = np.take_along_axis(ordered, np.minimum(count // 2, shape[-1] - 1)[..., None], axis=-1)[..., 0]
+            median = np.where(plain[:, None], median, np.where(count > 0, low / 2 + high / 2, np.nan))
+        for row, index in enumerate(members):
+            out[index] = median[row]
+    return out
 
 
 def log_ratio(candidate: float, baseline: float) -> float:

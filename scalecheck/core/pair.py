@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scalecheck.core.bootstrap import Resampled, common_choice
-from scalecheck.core.measured import Key, SeriesPair, ratio_of
-from scalecheck.core.search import nan_median
+from scalecheck.core.measured import Key, SeriesPair, log_sizes, ratio_of, row_medians
 from scalecheck.core.side import Side, SideFit
 from scalecheck.data.growth import exceeds
 from scalecheck.data.spec import Exponents, ModelSpec
@@ -99,8 +98,9 @@ def growth_change(pair: KernelPair, *, confidence: float) -> GrowthChange:
     `change_test`; a change counts when the bootstrap share reaches `confidence` and the test its level."""
     boot_b, boot_c = pair.baseline.resampled, pair.candidate.resampled
     H = len(boot_b.specs)
-    codes, counts = np.unique(boot_b.chosen * H + boot_c.chosen, return_counts=True)  # each (baseline, candidate)
-    pairs = [(int(code) // H, int(code) % H, int(n)) for code, n in zip(codes, counts)]
+    tally = np.bincount(boot_b.chosen * H + boot_c.chosen, minlength=H * H)  # each (baseline, candidate)
+    codes = np.flatnonzero(tally)
+    pairs = [(code // H, code % H, n) for code, n in zip(codes.tolist(), tally[codes].tolist())]
     orders = {h: {name: boot_b.specs[h].lead_order(k) for k, name in enumerate(pair.parameters)}
               for h in {h for hb, hc, _ in pairs for h in (hb, hc)}}  # of the hypotheses selected
     up = sum(n for hb, hc, n in pairs if exceeds(orders[hc], orders[hb]))
@@ -302,10 +302,10 @@ def ratio_rise(b: Side, c: Side) -> Rise:
     rows = {tuple(p): i for i, p in enumerate(b.points.tolist())}
     shared = [(rows[tuple(p)], j) for j, p in enumerate(c.points.tolist()) if tuple(p) in rows]
     if len(shared) >= 2:
-        size = [float(np.sum(np.log(c.points[j]))) for _, j in shared]
+        size = log_sizes(c.points, [j for _, j in shared])
         (i_lo, j_lo), (i_hi, j_hi) = shared[int(np.argmin(size))], shared[int(np.argmax(size))]
-        base = nan_median(b.values[[i_lo, i_hi]])
-        cand = nan_median(c.values[[j_lo, j_hi]])
+        base = np.array(row_medians(b.values, [i_lo, i_hi]))
+        cand = np.array(row_medians(c.values, [j_lo, j_hi]))
         span = float(np.exp(max(size) - min(size)))
     else:
         lo = np.maximum(b.points.min(axis=0), c.points.min(axis=0))

@@ -76,10 +76,10 @@ def prepare_sides(items: Sequence[tuple[Series, KernelModel]], options: FitOptio
 
 
 def _range(series: Series, model: KernelModel, options: FitOptions
-           ) -> tuple[FittedModel, np.ndarray, np.ndarray, np.ndarray | None]:
-    """The model a side's growth is read from, the points it covers (mask), their values (n, r) and the rounds of
-    the values when every value has one (`prepare_side`)."""
-    keep = np.ones(series.points.shape[0], dtype=bool)
+           ) -> tuple[FittedModel, np.ndarray | slice, np.ndarray, np.ndarray | None]:
+    """The model a side's growth is read from, the points it covers (mask, or a slice of all), their values (n, r)
+    and the rounds of the values when every value has one (`prepare_side`)."""
+    keep: np.ndarray | slice = slice(None)  # all points, without a copy
     fitted = model.model
     if model.segmented and model.segments[-1].status == "ok":
         last = model.segments[-1]
@@ -88,8 +88,9 @@ def _range(series: Series, model: KernelModel, options: FitOptions
         fitted = fit_kernels([series], options, None)[0].model
     if fitted is None:
         raise ValueError(f"kernel {series.kernel!r} has no model to compare")
-    width = max(1, int(np.max(np.sum(~np.isnan(series.values[keep]), axis=1))))
-    values = series.values[keep][:, :width]
+    values = series.values[keep]
+    width = max(1, int(np.max(np.count_nonzero(~np.isnan(values), axis=1))))
+    values = values[:, :width]
     rounds = None if series.rounds is None else series.rounds[keep][:, :width]
     if rounds is not None and (np.any(np.isnan(rounds) & ~np.isnan(values)) or series.round_count < 2):
         rounds = None  # resampling rounds needs every value's round, and two rounds at least
@@ -118,14 +119,16 @@ def draw(side: Side, resamples: int, rng: np.random.Generator) -> np.ndarray:
     if side.rounds is not None:
         samples = resample_rounds(side.values, side.rounds, resamples, rng)
     elif side.values.shape[1] > 1:
-        samples = resample(side.values, resamples, rng)
+        return resample(side.values, resamples, rng, with_data=True)
     else:
         fitted = side.fitted.predict(side.points)
         samples = jitter(fitted, residual_spread(side.stats, fitted), resamples, rng)
-    data = side.values[None]
-    width = max(data.shape[2], samples.shape[2])  # whole rounds drawn twice make a wider resample
-    pad = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[2])), constant_values=np.nan) for a in (data, samples)]
-    return np.concatenate(pad)
+    n, r = side.values.shape
+    width = max(r, samples.shape[2])  # whole rounds drawn twice make a wider resample
+    out = np.full((1 + samples.shape[0], n, width), np.nan)
+    out[0, :, :r] = side.values
+    out[1:, :, :samples.shape[2]] = samples
+    return out
 
 
 def fit_sides(sides: Sequence[Side], specs: Sequence[Sequence[ModelSpec]], samples: Sequence[np.ndarray],
