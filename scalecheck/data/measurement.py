@@ -6,13 +6,16 @@ knows, so that all formats reject the same bad input with the same message.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+import operator
 import re
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -123,14 +126,23 @@ def numbers(raws: Iterable[object], what: str, where: Location, fix: str) -> lis
     """`number` of each of `raws`, the first bad one named. Texts of finite numbers are parsed in one numpy call
     (the common case: a DATA line, a CSV row); anything else takes `number`'s path, value by value."""
     raws = raws if isinstance(raws, list) else list(raws)
-    if raws and all(type(raw) is str for raw in raws):
-        try:
-            parsed = np.array(raws, dtype=np.float64)
-        except (ValueError, OverflowError):
-            parsed = None
-        if parsed is not None and bool(np.isfinite(parsed).all()):
-            return [float(value) for value in parsed.tolist()]
+    parsed = finite_numbers(raws)
+    if parsed is not None:
+        return [float(value) for value in parsed.tolist()]
     return [number(raw, what, where, fix) for raw in raws]
+
+
+def finite_numbers(raws: Sequence[object]) -> np.ndarray | None:
+    """`raws` parsed in one numpy call, shape (len(raws),), when all are texts of finite numbers; else None (then
+    `number` tells which is not). numpy parses each text on its own, so the values of many measurements parsed
+    together are those each would have alone: a reader may parse many at once and pass the floats on."""
+    if not raws or set(map(type, raws)) != {str}:
+        return None
+    try:
+        parsed = np.array(raws, dtype=np.float64)
+    except (ValueError, OverflowError):
+        return None
+    return parsed if bool(np.isfinite(parsed).all()) else None
 
 
 def _show(raw: object) -> str:
@@ -150,8 +162,13 @@ class RunBuilder:
         self.parameters = tuple(parameters)
         self.path = path
         self.meta: dict[str, str] = {}
+        # the values at each point of each (kernel, metric), in the order added; empty for a kept block (below)
         self._cells: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
-        self._rounds: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}  # NaN where not given
+        # the pairs whose measurements all came in one `add_many` block with as many values each, kept as that block
+        # until `build`, or until more of the pair come: its points, and its values, shape (n, r)
+        self._blocks: dict[tuple[str, str], tuple[Sequence[tuple[float, ...]], np.ndarray]] = {}
+        # only for the (kernel, metric) pairs given rounds, parallel to their cells: NaN where not given
+        self._rounds: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
         self._units: dict[tuple[str, str], str] = {}
         self.notes: dict[tuple[str, str], str] = {}  # (kernel, metric) -> `Series.note`
 
@@ -189,30 +206,250 @@ class RunBuilder:
             )
         key = (kernel, metric)
         where_point = tuple(float(x) for x in point)
-        self._cells.setdefault(key, {}).setdefault(where_point, []).extend(checked)
-        self._rounds.setdefault(key, {}).setdefault(where_point, []).extend(_checked_rounds(rounds, len(checked), where))
+        checked_rounds = None if rounds is None else _checked_rounds(rounds, len(checked), where)
+        cells = self._unblocked(key)
+        if checked_rounds is not None or key in self._rounds:
+            self._known_rounds(key, cells).setdefault(where_point, []).extend(
+                checked_rounds if checked_rounds is not None else [math.nan] * len(checked))
+        cells.setdefault(where_point, []).extend(checked)
         if unit:
             self._units.setdefault(key, unit)
+
+    def add_many(
+        self,
+        blocks: Sequence[tuple[str, str, int]],
+        points: Sequence[Sequence[float]],
+        counts: Sequence[int],
+        values: Sequence[object] | np.ndarray,
+        where: Callable[[int], Location],
+        unit: str = "",
+    ) -> None:
+        """Many measurements, each added as `add` would add it (without rounds): measurement i has the `counts[i]`
+        values in `values` that follow those of measurement i - 1, at `points[i]`; `where(i)` is its location, and
+        `blocks` say whose the measurements are: (kernel, metric, n) for the next n measurements. `values` may be
+        texts, floats, or an array of floats, shape (sum(counts),).
+
+        The checks and errors are `add`'s. All values are checked, and texts parsed, at once; only when one fails a
+        check are the blocks added one by one, and the failing one measurement by measurement, so that the error
+        names the first bad measurement."""
+        if not len(points) == len(counts) == sum(size for _, _, size in blocks) or sum(counts) != len(values):
+            raise ValueError(f"{sum(size for _, _, size in blocks)} measurements in the blocks, {len(points)} points, "
+                             f"{len(counts)} counts and {len(values)} values for {sum(counts)}")
+        if not counts:
+            return
+        rows = self._checked_rows(blocks, points, counts, values, unit)
+        if rows is None:
+            # RunBuilder's own methods: a subclass that counts measurements has counted these already
+            if len(blocks) == 1:
+                self._add_each(functools.partial(RunBuilder.add, self), blocks, points, counts, values, where, unit)
+                return
+            start = first = 0  # the block's first measurement and first value
+            for kernel, metric, size in blocks:
+                end = first + sum(counts[start:start + size])
+                RunBuilder.add_many(self, [(kernel, metric, size)], points[start:start + size],
+                                    counts[start:start + size], values[first:end], _shifted(where, start), unit)
+                start, first = start + size, end
+            return
+        distinct = _distinct(points)
+        if (all(type(point) is tuple for point in distinct)
+                and set(map(type, itertools.chain.from_iterable(distinct))) <= {float}):
+            keys = cast("Sequence[tuple[float, ...]]", points)  # already what `add` makes of a point
+        else:
+            keys = [tuple(float(x) for x in point) for point in points]
+        start = 0
+        for kernel, metric, size in blocks:
+            if not size:
+                continue
+            key = (kernel, metric or "time")
+            block_points, block_rows = keys[start:start + size], rows[start:start + size]
+            start += size
+            if unit:
+                self._units.setdefault(key, unit)
+            if key not in self._cells and isinstance(block_rows, np.ndarray):  # a new pair, the common case
+                self._cells[key] = {}
+                self._blocks[key] = (block_points, block_rows)
+                continue
+            self._add_rows(key, block_points,
+                           block_rows.tolist() if isinstance(block_rows, np.ndarray) else block_rows)
+
+    def _add_rows(self, key: tuple[str, str], points: Sequence[tuple[float, ...]], rows: list[list[float]]) -> None:
+        """Append the values `rows[i]` at `points[i]` to the cells of `key`, each in turn."""
+        cells = self._unblocked(key)
+        known = self._rounds.get(key)
+        for point, row in zip(points, rows):
+            if known is not None:
+                known.setdefault(point, []).extend([math.nan] * len(row))
+            cell = cells.get(point)
+            if cell is None:
+                cells[point] = row
+            else:
+                cell.extend(row)
+
+    def _unblocked(self, key: tuple[str, str]) -> dict[tuple[float, ...], list[float]]:
+        """The cells of `key`, made from its kept block if it has one, so that more values can follow."""
+        block = self._blocks.pop(key, None)
+        if block is None:
+            return self._cells.setdefault(key, {})
+        self._cells[key] = {}
+        self._add_rows(key, block[0], block[1].tolist())
+        return self._cells[key]
+
+    @staticmethod
+    def _add_each(add: Callable[..., None], blocks: Sequence[tuple[str, str, int]], points: Sequence[Sequence[float]],
+                  counts: Sequence[int], values: Sequence[object] | np.ndarray, where: Callable[[int], Location],
+                  unit: str) -> None:
+        """`add` of the measurements of `add_many`'s arguments one by one."""
+        start = first = 0  # the block's first measurement, and the measurement's first value
+        for kernel, metric, size in blocks:
+            for index in range(start, start + size):
+                add(kernel, metric, points[index], values[first:first + counts[index]], where(index), unit)
+                first += counts[index]
+            start += size
+
+    def _checked_rows(self, blocks: Sequence[tuple[str, str, int]], points: Sequence[Sequence[float]],
+                      counts: Sequence[int], values: Sequence[object] | np.ndarray,
+                      unit: str) -> np.ndarray | list[list[float]] | None:
+        """The values of each measurement of `add_many`'s arguments as `add` checks them, when every check of `add`
+        passes for all; else None. As a table, shape (measurements, values each), when each has as many values.
+        Texts are parsed and floats taken together; anything else is left to `add`."""
+        if (0 in counts or not all(kernel for kernel, _, size in blocks if size)
+                or not set(map(len, _distinct(points))) <= {len(self.parameters)}):
+            return None
+        parsed: np.ndarray | None
+        if isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1:
+            parsed = values if bool(np.isfinite(values).all()) else None
+        else:
+            flat = values if isinstance(values, list) else list(values)
+            kinds = set(map(type, flat))
+            if kinds == {str}:
+                parsed = finite_numbers(flat)
+            elif kinds == {float}:
+                # a NaN or an infinity makes the sum one (so may an overflow, which only sends the values to `add`)
+                parsed = np.array(flat, dtype=float) if math.isfinite(sum(cast("list[float]", flat))) else None
+            else:
+                return None
+        if parsed is None:
+            return None
+        rows: np.ndarray | list[list[float]]
+        if min(counts) == max(counts):
+            rows = parsed.reshape(len(counts), counts[0])
+            lowest = rows.min(axis=1).tolist() if parsed.min() < 0 else None
+        else:
+            checked = parsed.tolist()
+            rows = [checked[end - count:end] for count, end in zip(counts, itertools.accumulate(counts))]
+            lowest = list(map(min, rows)) if parsed.min() < 0 else None
+        if lowest is not None:  # a negative value: an error if it is a time's
+            start = 0
+            for _, metric, size in blocks:
+                if is_time_metric(metric or "time", unit) and min(lowest[start:start + size], default=0) < 0:
+                    return None
+                start += size
+        return rows
+
+    def _known_rounds(self, key: tuple[str, str],
+                      cells: dict[tuple[float, ...], list[float]]) -> dict[tuple[float, ...], list[float]]:
+        """The rounds of `key`, made on its first rounds: NaN for the values `cells` already holds."""
+        known = self._rounds.get(key)
+        if known is None:
+            known = self._rounds[key] = {point: [math.nan] * len(row) for point, row in cells.items()}
+        return known
 
     def build(self) -> Run:
         """Freeze what was added into a `Run`; an empty file is an error."""
         if not self._cells:
             raise InputError("the file holds no measurements", where=Location(self.path),
                              fix="check that the benchmark wrote its results to this file")
+        orders, blocks = self._sorted()
+        rows = [self._cells[key][point] for key, order, block in zip(self._cells, orders, blocks) if block is None
+                for point in order]  # the values of the pairs kept in cells, point by point
+        lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+        sizes = list(map(len, orders))
+        in_cells = [size for size, block in zip(sizes, blocks) if block is None]
+        firsts = list(itertools.accumulate(in_cells, initial=0))[:-1]  # each pair's first row in `rows`
+        widest = iter(np.maximum.reduceat(lengths, firsts).tolist() if rows else [])
+        widths = [next(widest) if block is None else block.shape[1] for block in blocks]
+        self._check_tables(sizes, widths)
+        # every point in one array: the series' points are slices of it
+        all_points = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(orders)), dtype=float,
+                                 count=sum(sizes) * len(self.parameters)).reshape(sum(sizes), len(self.parameters))
+        from_cells = self._cell_tables(orders, blocks, rows, lengths, widths)
         series = []
-        for (kernel, metric), cells in self._cells.items():
-            order = sorted(cells)
-            width = max(len(cells[p]) for p in order)
-            values = np.full((len(order), width), np.nan)
-            rounds = np.full((len(order), width), np.nan)
-            for row, point in enumerate(order):
-                values[row, : len(cells[point])] = cells[point]
-                rounds[row, : len(cells[point])] = self._rounds[(kernel, metric)][point]
-            points = np.array(order, dtype=float).reshape(len(order), len(self.parameters))
-            series.append(Series(kernel, metric, self.parameters, points, values, self._units.get((kernel, metric), ""),
-                                 Location(self.path, record=f"kernel '{kernel}', metric '{metric}'"),
-                                 rounds if np.any(~np.isnan(rounds)) else None, self.notes.get((kernel, metric), "")))
+        row = 0  # the series' first row in all_points
+        for (kernel, metric), size, block in zip(self._cells, sizes, blocks):
+            values, rounds = (block, None) if block is not None else next(from_cells)
+            series.append(Series(kernel, metric, self.parameters, all_points[row:row + size], values,
+                                 self._units.get((kernel, metric), ""),
+                                 Location(self.path, record=f"kernel '{kernel}', metric '{metric}'"), rounds,
+                                 self.notes.get((kernel, metric), "")))
+            row += size
         return Run(self.parameters, tuple(series), dict(self.meta))
+
+    def _sorted(self) -> tuple[list[Sequence[tuple[float, ...]]], list[np.ndarray | None]]:
+        """The points of each (kernel, metric), sorted, and the values of a kept block in that order (None for the
+        pairs kept in cells). A kept block with a point measured twice goes to the cells, which append its values."""
+        orders: list[Sequence[tuple[float, ...]]] = []
+        blocks: list[np.ndarray | None] = []
+        for key in self._cells:
+            block = self._blocks.get(key)
+            if block is not None:
+                points, values = block
+                if all(map(operator.lt, points, points[1:])):  # sorted already, as files usually list them
+                    orders.append(points)
+                    blocks.append(values)
+                    continue
+                order = sorted(range(len(points)), key=points.__getitem__)
+                ordered = [points[i] for i in order]
+                if all(map(operator.ne, ordered, ordered[1:])):
+                    orders.append(ordered)
+                    blocks.append(values[order])
+                    continue
+            orders.append(sorted(self._unblocked(key)))
+            blocks.append(None)
+        return orders, blocks
+
+    def _cell_tables(self, orders: list[Sequence[tuple[float, ...]]], blocks: list[np.ndarray | None],
+                     rows: list[list[float]], lengths: np.ndarray,
+                     widths: list[int]) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
+        """The tables of values and of rounds of the pairs kept in cells, in order: `rows` are their values at
+        their sorted points `orders`, `lengths` how many there are of each, `widths` the most of each pair."""
+        all_values = np.fromiter(itertools.chain.from_iterable(rows), dtype=float, count=int(lengths.sum()))
+        first = start = 0  # the pair's first row in `rows`, and its first value
+        for key, order, block, width in zip(self._cells, orders, blocks, widths):
+            if block is not None:
+                continue
+            counts = lengths[first:first + len(order)]
+            count = int(counts.sum())
+            values = all_values[start:start + count]
+            values = values.reshape(len(order), width) if count == len(order) * width else _padded(values, counts,
+                                                                                                  width)
+            known = self._rounds.get(key)
+            rounds = None
+            if known is not None:
+                rounds = _padded(np.array([r for point in order for r in known[point]], dtype=float), counts, width)
+            yield values, (rounds if rounds is not None and np.any(~np.isnan(rounds)) else None)
+            first, start = first + len(order), start + count
+
+    def _check_tables(self, points: list[int], widths: list[int]) -> None:
+        """Called by `build` before it makes the tables of values: each (kernel, metric), in the order added, has
+        `points[k]` points and at most `widths[k]` values at one of them. Nothing to check here; a subclass may
+        refuse tables too large."""
+
+
+def _distinct(points: Sequence[Sequence[float]]) -> Iterable[Sequence[float]]:
+    """Each object in `points` once: a reader passes the same few point tuples for many measurements."""
+    return dict(zip(map(id, points), points)).values()
+
+
+def _shifted(where: Callable[[int], Location], start: int) -> Callable[[int], Location]:
+    """`where` of the measurements from `start` on, counted from 0."""
+    return lambda index: where(start + index)
+
+
+def _padded(values: np.ndarray, counts: np.ndarray, width: int) -> np.ndarray:
+    """`values`, `counts[i]` of them for row i, as a table padded with NaN: shape (len(counts), width)."""
+    table = np.full((len(counts), width), np.nan)
+    table[np.arange(width) < counts[:, None]] = values  # row by row, in order
+    return table
 
 
 def merge_runs(runs: Sequence[Run]) -> Run:

@@ -2,14 +2,16 @@
 refused with a message that names the limit and how to stay within it.
 
 Measured on a CI-sized machine (2 cores), in CPU time: a reader spends about 8 µs per record (a CSV row, a JSON
-measurement, a DATA line), under 1 µs per value and 25 µs per (kernel, metric), and holds about 15 times a file's
+measurement; 1 to 3 µs for a DATA line of Extra-P's text format, whose values are checked all at once with
+`RunBuilder.add_many`), under 1 µs per value and 25 µs per (kernel, metric), and holds about 15 times a file's
 bytes in memory while it decodes it. Real measurement files hold kilobytes to a few MB: Extra-P's largest sample
 (three parameters, 27 points) is 105 kB. Each limit is far above that and below what takes seconds or gigabytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -99,8 +101,6 @@ class LimitedRunBuilder(RunBuilder):
         super().__init__(parameters, path)
         self._records = 0
         self._values = 0
-        # repetitions per point of each (kernel, metric), counted here to bound the padded table before it is made
-        self._repetitions: dict[tuple[str, str], dict[tuple[float, ...], int]] = {}
 
     def add(self, kernel: str, metric: str, point: Sequence[float], values: Iterable[object], where: Location,
             unit: str = "", rounds: Sequence[object] | None = None) -> None:
@@ -113,31 +113,38 @@ class LimitedRunBuilder(RunBuilder):
                              where=where, fix=SPLIT_FIX)
         if self._values > MAX_VALUES:
             raise InputError(f"more than {MAX_VALUES:,} measured values in one file", where=where, fix=SPLIT_FIX)
-        key = (kernel, metric or "time")  # the metric RunBuilder gives an unnamed one
-        counts = self._repetitions.get(key)
-        if counts is None:
-            if len(self._repetitions) >= MAX_SERIES:
-                raise InputError(f"more than {MAX_SERIES:,} (kernel, metric) pairs in one file", where=where,
-                                 fix=SPLIT_FIX)
-            counts = self._repetitions[key] = {}
-        at = tuple(point)
-        counts[at] = counts.get(at, 0) + len(values)
+        if self._new_series_past_limit(kernel, metric):
+            raise InputError(f"more than {MAX_SERIES:,} (kernel, metric) pairs in one file", where=where,
+                             fix=SPLIT_FIX)
         super().add(kernel, metric, point, values, where, unit, rounds)
 
-    def build(self) -> Run:
-        """`RunBuilder.build`, unless the values' tables would take more than `MAX_CELLS` cells."""
-        total = 0
-        widest = (0, 0, ("", ""))  # (cells, repetitions, key) of the largest table
-        for key, counts in self._repetitions.items():
-            width = max(counts.values(), default=0)
-            cells = len(counts) * width
-            total += cells
-            widest = max(widest, (cells, width, key))
+    def add_many(self, blocks: Sequence[tuple[str, str, int]], points: Sequence[Sequence[float]],
+                 counts: Sequence[int], values: Sequence[object] | np.ndarray, where: Callable[[int], Location],
+                 unit: str = "") -> None:
+        """`RunBuilder.add_many`, counted against the limits first; measurements that would cross one are added one
+        by one, so that the error names the measurement that crosses it (or a bad one before it)."""
+        if (self._records + len(counts) > MAX_RECORDS or self._values + len(values) > MAX_VALUES
+                or (len(self._cells) + len(blocks) > MAX_SERIES  # at most one pair more per block
+                    and len(self._cells.keys() | {(kernel, metric or "time") for kernel, metric, size in blocks
+                                                  if size}) > MAX_SERIES)):
+            self._add_each(self.add, blocks, points, counts, values, where, unit)
+            return
+        super().add_many(blocks, points, counts, values, where, unit)
+        self._records += len(counts)
+        self._values += len(values)
+
+    def _new_series_past_limit(self, kernel: str, metric: str) -> bool:
+        """True when (kernel, metric) is not yet in the file and would be one pair more than `MAX_SERIES`."""
+        return (kernel, metric or "time") not in self._cells and len(self._cells) >= MAX_SERIES  # RunBuilder's key
+
+    def _check_tables(self, points: list[int], widths: list[int]) -> None:
+        """An `InputError` when the values' tables would take more than `MAX_CELLS` cells."""
+        total = sum(map(operator.mul, points, widths))
         if total > MAX_CELLS:
-            cells, width, (kernel, metric) = widest
+            # (cells, repetitions, key) of the largest table
+            cells, width, (kernel, metric) = max(zip(map(operator.mul, points, widths), widths, self._cells))
             raise InputError(
                 f"kernel '{kernel}', metric '{metric}' has {cells // width:,} points and {width:,} values at one of "
                 f"them; stored as a table of points by repetitions, the file's values take {total:,} cells, more "
                 f"than the {MAX_CELLS:,} scalecheck holds", where=Location(self.path),
                 fix="measure every point about as often as the others (a few to a few hundred repetitions each)")
-        return super().build()
