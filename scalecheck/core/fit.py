@@ -48,11 +48,12 @@ def fit_batch(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit:
 
     Notes
     -----
-    Columns are whitened by sqrt(w) and scaled to unit norm, so the k x k normal matrix has a unit diagonal: p^3
-    next to log2(p) stays well conditioned, and its determinant (in (0, 1]) measures collinearity. The normal
-    equations are solved in closed form for k <= 3, elementwise over all (hypothesis, kernel) pairs, which is
-    several times faster than stacked LAPACK calls on tiny matrices. Cost O(H K n k^2); memory is bounded by
-    chunking over kernels.
+    The weighted normal matrix is scaled to a unit diagonal (as if the columns, whitened by sqrt(w), had unit
+    norm): p^3 next to log2(p) stays well conditioned, and its determinant (in (0, 1]) measures collinearity. It is
+    built from products of design columns (`_fit_products`); where such a product overflows, from the whitened
+    columns scaled first. The normal equations are solved in closed form for k <= 3, elementwise over all
+    (hypothesis, kernel) pairs, which is several times faster than stacked LAPACK calls on tiny matrices. Cost
+    O(H K n k^2); memory is bounded by chunking over kernels.
     """
     if X.ndim == 3:
         X = X[:, None]
@@ -65,6 +66,9 @@ def fit_batch(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit:
                  for s in range(0, K, step)]
         return BatchFit(*(np.concatenate([getattr(p, f) for p in parts], axis=1)
                           for f in ("coef", "fitted", "loo", "valid")))
+    fast = _fit_products(X, y, w)
+    if fast is not None:
+        return fast
     sw = np.sqrt(w)  # (K, n)
     with np.errstate(over="ignore", invalid="ignore"):
         cols = np.moveaxis(X, 3, 0) * sw[None, None]  # (k, H, K, n): whitened columns
@@ -95,6 +99,55 @@ def fit_batch(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit:
     defined = leverage < _MAX_LEVERAGE
     valid &= np.all(defined, axis=2)
     with np.errstate(divide="ignore", invalid="ignore"):
+        loo = np.where(defined, y[None] - (y[None] - fitted) / (1.0 - leverage), np.nan)
+    return BatchFit(coef, fitted, loo, valid)
+
+
+def _fit_products(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit | None:
+    """`fit_batch` from products of design columns, X (H, 1 or K, n, k): the weighted products of two columns and
+    the right-hand sides are sums over the points of the weights times products of design columns, so the whitened
+    columns (k arrays of the size of the fitted values) are never formed. None where a product of two columns is
+    not finite (p^3 at p = 1e120): the general path scales such columns first.
+
+    The normal matrix is the general path's, scaled to a unit diagonal by the columns' weighted norms. Every sum is
+    an `einsum` along the points or elementwise (never a BLAS product, whose order of summation depends on the shape
+    of the batch): a kernel's fit is the same to the bit whatever other kernels share the batch.
+    """
+    H, shared, n, k = X.shape
+    pairs = [(i, j) for i in range(k) for j in range(i, k)]
+    along = "kn,hn->hk" if shared == 1 else "kn,hkn->hk"
+    design = X[:, 0] if shared == 1 else X  # (H, n, k) or (H, K, n, k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        products = [design[..., i] * design[..., j] for i, j in pairs]  # (H, n) or (H, K, n) each
+        S = [np.einsum(along, w, product) for product in products]  # (H, K) each
+    if not all(np.isfinite(a).all() for a in products + S):
+        return None
+    norms = [np.sqrt(S[pairs.index((i, i))]) for i in range(k)]
+    valid = np.all([norm > 0 for norm in norms], axis=0)  # (H, K)
+    norms = [np.where(norm > 0, norm, 1.0) for norm in norms]
+    A = np.empty((k, k) + valid.shape)
+    for q, (i, j) in enumerate(pairs):
+        A[i, j] = A[j, i] = 1.0 if i == j else S[q] / (norms[i] * norms[j])
+    A_inv, det = _inverse(A)
+    valid &= det > _MIN_DETERMINANT
+    wy = w * y
+    columns = [design[..., i] if shared > 1 else design[:, None, :, i] for i in range(k)]  # (H, 1 or K, n) each
+    with np.errstate(over="ignore", invalid="ignore"):
+        b = [np.einsum(along, wy, design[..., i]) / norms[i] for i in range(k)]
+        coef = np.stack([sum(A_inv[i, j] * b[j] for j in range(k)) / norms[i] for i in range(k)], axis=2)  # (H, K, k)
+        fitted = coef[:, :, 0, None] * columns[0]
+        for i in range(1, k):
+            fitted += coef[:, :, i, None] * columns[i]  # (H, K, n)
+    valid &= np.all(np.isfinite(fitted), axis=2)
+    leverage = np.zeros(fitted.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for q, (i, j) in enumerate(pairs):  # A^-1 in the units of the design; an off-diagonal pair counts twice
+            scaled = A_inv[i, j] / (norms[i] * norms[j]) * (1.0 if i == j else 2.0)
+            leverage += scaled[..., None] * (products[q] if shared > 1 else products[q][:, None])
+        leverage *= w[None]
+    defined = leverage < _MAX_LEVERAGE
+    valid &= np.all(defined, axis=2)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         loo = np.where(defined, y[None] - (y[None] - fitted) / (1.0 - leverage), np.nan)
     return BatchFit(coef, fitted, loo, valid)
 

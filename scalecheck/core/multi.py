@@ -22,7 +22,7 @@ import numpy as np
 
 from scalecheck.core.search import (FitOptions, PointStats, Scored, Selection, constant_test, criterion, decide, design,
                                     falling_values, noise_and_penalty, residual_size, score, single_parameter_specs,
-                                    terms_allowed, with_falling)
+                                    smallest_term, terms_allowed, with_falling)
 from scalecheck.data.spec import ModelSpec, Term
 
 # Stage-2 hypotheses tried at most. Up to three parameters the full search fits (1,359 with three candidates per
@@ -100,9 +100,10 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
     slot at once from one QR factorization per kernel of all the compound terms its slots combine (`_lower_bounds`:
     O(C^2 k) per slot for C compound terms instead of O(n k^2)). Each kernel then fits exactly only its slots in
     order of that bound, until the next bound exceeds the best criterion found (and, without repetitions, the
-    least residual of the slots that measure the noise): the choice is the one the full search makes, which
-    `exhaustive=True` runs (for tests). On Extra-P's four-parameter data (625 points, 1,940 slots) a kernel fits
-    about a tenth of its slots.
+    least residual of the slots that measure the noise, or as soon as one of them is at the noise floor): the
+    choice is the one the full search makes, which `exhaustive=True` runs (for tests). A slot whose fit leaves a
+    term too small to be eligible is never fitted (`_lower_bounds`). On Extra-P's four-parameter data (625 exact
+    points, 1,940 slots) a kernel fits about 19 of its slots.
     """
     n, m = points.shape
     K = stats.y.shape[0]
@@ -215,14 +216,22 @@ class _Slots:
                 loo[h, k], wrss[h, k] = scored.loo[0], scored.wrss[0]
 
 
-def _lower_bounds(slots: _Slots, stats: PointStats) -> np.ndarray:
+def _lower_bounds(slots: _Slots, stats: PointStats, options: FitOptions) -> np.ndarray:
     """(1 + H, K) a lower bound of the weighted in-sample error of every slot for every kernel (inf where the slot
-    does not apply, -inf where the bound is not reliable: a near-singular or non-finite design).
+    does not apply or cannot be eligible, -inf where the bound is not reliable: a near-singular or non-finite
+    design).
 
     Each kernel's whitened compound terms (unit columns, as `fit_batch` scales them) are factorized once, Z = Q R;
     a slot's least-squares error is then the part of y outside Z plus a k-column problem in the C + 1 rows of R.
     The error is computed from the residual, not as a difference of sums of squares, and lowered by a margin
-    (1e-6 of it plus 1e-9 of the weighted sum of squares of y) far beyond the rounding of either computation.
+    (1e-6 of it plus 1e-12 of the weighted sum of squares of y) far beyond the rounding of either computation.
+
+    A slot whose least-squares fit gives a term less than a quarter of `smallest_term` at every point is not
+    eligible (`search._eligible`), whatever its error: its bound is inf. On exact data every slot that adds terms to
+    the true one fits exactly, and only this keeps the search from fitting them all. The share of a term at a point
+    is |Z_ic beta_c| / |fitted_i|; where the error is at most a quarter of the smallest |yw_i|^2, |fitted_i| >=
+    |yw_i| / 2, so 2 |beta_c| max_i |Z_ic| / |yw_i| bounds it from above, with a margin of 4 over the rounding of
+    a well-conditioned slot (determinant above 1e-6).
     """
     sw = np.sqrt(stats.weights)  # (K, n)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -235,6 +244,10 @@ def _lower_bounds(slots: _Slots, stats: PointStats) -> np.ndarray:
     c = np.einsum("knq,kn->kq", Q, yw)
     outside = np.sum((yw - np.einsum("knq,kq->kn", Q, c)) ** 2, axis=1)
     scale = np.sum(yw**2, axis=1)
+    smallest = smallest_term(stats, options)  # (K,)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = np.max(np.abs(Z) / np.abs(yw)[..., None], axis=1)  # (K, 1 + C): a unit column over the values
+    lowest = np.min(yw**2, axis=1)  # (K,)
     bounds = np.full(slots.exists.shape, np.inf)
     by_size: dict[int, list[int]] = {}
     for h in range(1, len(slots.columns)):
@@ -252,9 +265,12 @@ def _lower_bounds(slots: _Slots, stats: PointStats) -> np.ndarray:
             beta = np.linalg.solve(G, np.einsum("khqi,kq->khi", Rs, c)[..., None])[..., 0]
             residual = c[:, None, :] - np.einsum("khqi,khi->khq", Rs, beta)
             error = outside[:, None] + np.sum(residual**2, axis=2)  # (K, H')
-            low = error - (1e-6 * error + 1e-9 * scale[:, None])
+            low = error - (1e-6 * error + 1e-12 * scale[:, None])
             reliable = stable & np.all(usable[:, cols], axis=2) & np.isfinite(low)
-            bounds[rows] = np.where(reliable, low, -np.inf).T
+            with np.errstate(invalid="ignore", over="ignore"):  # a value 0 (reach inf) times 0: NaN, never pruned
+                share = 2 * np.abs(beta[..., 1:]) * reach[:, cols[:, 1:]]  # (K, H', k - 1): at least each term's share
+            small = np.any(share < smallest[:, None, None] / 4, axis=2) & (4 * error <= lowest[:, None]) & (det > 1e-6)
+            bounds[rows] = np.where(reliable & small, np.inf, np.where(reliable, low, -np.inf)).T
     return np.where(slots.exists, bounds, np.inf)
 
 
@@ -285,14 +301,21 @@ def _search(slots: _Slots, sizes: np.ndarray, stats: PointStats, options: FitOpt
     if sizes.size == 1:  # no slot but the constant (no parameter to search)
         return
     n = stats.y.shape[1]
-    bounds = _lower_bounds(slots, stats)
+    bounds = _lower_bounds(slots, stats, options)
     done = np.zeros_like(bounds, dtype=bool)
     done[0] = True
     # Without repetitions the noise is the least residual of the slots of one size (`residual_basis`): find it.
-    basis = sizes == residual_size(sizes, n)
+    # Once it is at the floor of the noise, a smaller residual no longer changes the noise: the search stops there.
+    size = residual_size(sizes, n)
+    basis = sizes == size
     guess = np.where(basis[:, None] & (stats.dof == 0)[None], bounds, np.inf)
-    _fit_in_order(slots, guess, lambda: np.min(np.where(basis[:, None], wrss, np.inf), axis=0), done, stats,
-                  options, loo, wrss)
+
+    def least() -> np.ndarray:
+        found = np.min(np.where(basis[:, None], wrss, np.inf), axis=0)
+        return np.where(found * (max(1, n - 2) / max(1, n - 1 - size)) / max(1, n - 2) <= options.noise_floor**2,
+                        -np.inf, found)
+
+    _fit_in_order(slots, guess, least, done, stats, options, loo, wrss)
     # The criterion's penalties per slot, and the noise, which the slots fitted so far determine.
     penalties, sigma2 = criterion(np.zeros_like(loo), wrss, sizes, stats, options)
     keeps = constant_test(wrss[0], sigma2, stats.dof, n, options.alpha)

@@ -59,6 +59,35 @@ def test_fit_batch_chunks_many_kernels_consistently(rng: np.random.Generator) ->
     np.testing.assert_allclose(chunked.coef[:3], whole.coef)
 
 
+def test_a_kernels_fit_is_the_same_to_the_bit_whatever_kernels_share_its_batch(rng: np.random.Generator) -> None:
+    x = np.array([4.0, 8, 16, 32, 64, 128, 256, 512])
+    ones = np.ones_like(x)
+    designs = {1: np.stack([np.stack([ones], 1)]), 2: _designs(x),
+               3: np.stack([np.stack([ones, x, x**2], 1), np.stack([ones, x**0.5, x * np.log2(x)], 1)])}
+    y = rng.uniform(1, 100, (301, x.size))
+    w = rng.uniform(0.1, 2, (301, x.size))
+    for X in designs.values():
+        together = fit_batch(X, y, w)
+        for k in (0, 7, 300):
+            alone = fit_batch(X, y[k : k + 1], w[k : k + 1])
+            for field in ("coef", "fitted", "loo", "valid"):
+                np.testing.assert_array_equal(getattr(alone, field)[:, 0], getattr(together, field)[:, k])
+
+
+def test_shared_designs_fit_as_designs_given_per_kernel(rng: np.random.Generator) -> None:
+    x = np.array([4.0, 8, 16, 32, 64, 128])
+    ones = np.ones_like(x)
+    X = np.stack([np.stack([ones, x**0.5, x * np.log2(x)], 1), np.stack([ones, x, x**2], 1)])
+    y = rng.uniform(1, 100, (5, x.size))
+    w = rng.uniform(0.1, 2, (5, x.size))
+    for designs in (X, X[:, :, :2]):
+        shared = fit_batch(designs, y, w)
+        per_kernel = fit_batch(np.broadcast_to(designs[:, None], (2, 5) + designs.shape[1:]), y, w)
+        for field in ("coef", "fitted", "loo"):
+            np.testing.assert_allclose(getattr(shared, field), getattr(per_kernel, field), rtol=1e-9)
+        np.testing.assert_array_equal(shared.valid, per_kernel.valid)
+
+
 def test_smape_and_adjusted_r2_closed_form() -> None:
     y = np.array([1.0, 2.0, 4.0])
     assert np.isclose(smape(y, np.array([1.0, 2.0, 2.0])), 100 * (2 * 2 / 6) / 3)

@@ -161,3 +161,37 @@ def test_no_parameter_to_search_gives_the_constant(rng: np.random.Generator) -> 
     chosen = fit_multi_parameter(np.zeros((1, 0)), point_stats(values), FitOptions())
     assert chosen.chosen() == [ModelSpec(), ModelSpec()]
     np.testing.assert_allclose(chosen.coef[:, 0], np.nanmean(values, axis=2)[:, 0])
+
+
+def test_exact_data_fit_few_slots_and_choose_as_the_full_search(monkeypatch) -> None:
+    """Exact four-parameter products: every slot that adds terms to the true one fits exactly, but cannot be eligible
+    (its extra terms vanish); the bounds see that, so a kernel fits a few of its slots, not a quarter of them."""
+    from scalecheck.core import multi
+    from scalecheck.core.modeler import _stack_values
+
+    grid = np.array(list(itertools.product([2, 4, 8, 10, 12], repeat=4)), dtype=float)
+    x, y, z, w = grid.T
+    truths = [2e4 + 10 * np.log2(x) * np.log2(y) ** 2 * z**0.25 * w ** (1 / 3),
+              2e4 + 10 * x**0.25 * y ** (1 / 3) * z**0.25 * np.log2(z) * w ** (1 / 3) * np.log2(w),
+              2e4 + 10 * np.log2(x) ** 2 * y**0.25 * z ** (1 / 3) * w**0.25 * np.log2(w)]
+    series = [Series(f"k{k}", "time", ("x", "y", "z", "w"), grid, truth[:, None]) for k, truth in enumerate(truths)]
+    stats = point_stats(_stack_values(series))
+    fitted = []
+    original = multi._Slots.fit
+
+    def counted(self, pairs, *args):
+        fitted.append(int(pairs.sum()))
+        return original(self, pairs, *args)
+
+    monkeypatch.setattr(multi._Slots, "fit", counted)
+    screened = fit_multi_parameter(grid, stats, FitOptions())
+    monkeypatch.setattr(multi._Slots, "fit", original)
+    full = fit_multi_parameter(grid, stats, FitOptions(), exhaustive=True)
+    assert screened.chosen() == full.chosen()
+    for field in ("coef", "fitted", "loo", "fallback"):
+        np.testing.assert_array_equal(getattr(screened, field), getattr(full, field))
+    assert [len(spec.terms) for spec in screened.chosen()] == [1, 1, 1]
+    plan = search_plan(4, FitOptions())
+    assert plan is not None
+    per_kernel = hypotheses(4, *plan)
+    assert sum(fitted) < 0.05 * per_kernel * len(truths)
