@@ -150,23 +150,71 @@ def point_stats(values: np.ndarray, aggregate: str = "mean") -> PointStats:
     -----
     The pure error (`sigma2`, `dof`) and `center` come from the repetitions that `outliers` keeps, so one stalled
     repetition can neither hide a trend (an inflated noise estimate) nor fake one (a mean pulled up at one point).
-    Cost O(K n r min(r, 8)).
+    Cost O(K n r min(r, 8)). The values are numpy's reductions (np.nanmean, np.nansum, np.median, np.nanmedian,
+    np.nanmin) bit for bit, but computed column by column (`_sort_last`, `_row_sum`, `_row_count`): numpy calls
+    its loop once per row of the last axis, which costs more than the work on a few repetitions.
     """
-    outlier = outliers(values)
-    kept = np.where(outlier, np.nan, values)
-    if aggregate == "tmax":
-        y = tmax(values)
+    present = ~np.isnan(values)
+    complete = bool(present.all())
+    count = _row_count(present)  # (K, n) repetitions of each point
+    ordered = None
+    if values.shape[2] >= 3 or aggregate in ("median", "min"):
+        ordered = _sort_last(values, complete)
+    y = tmax(values) if aggregate == "tmax" else _sorted_aggregate(ordered, count, aggregate)
+    if ordered is not None and values.shape[2] >= 3:
+        median = _sorted_median(ordered, None if complete else count)
+        del ordered  # its memory serves the arrays to come
+        outlier = _outliers(values, count, OUTLIER_CUTOFF, median)
     else:
-        y = AGGREGATES[aggregate](kept if aggregate == "mean" else values, axis=2)
-    reps = np.sum(~np.isnan(kept), axis=2)
-    used = reps if aggregate == "mean" else np.sum(~np.isnan(values), axis=2)  # repetitions behind each aggregate
-    center = np.nanmean(kept, axis=2)
+        outlier = np.zeros(values.shape, dtype=bool)
+    reps = count - _row_count(outlier)  # outliers are present values
+    dropped = outlier if complete else outlier | ~present  # where the repetitions kept are NaN
+    filled = np.where(dropped, 0.0, values)  # the repetitions kept, 0 for the others
+    if reps.all():  # np.nanmean(kept, axis=2), bit for bit: the same sum divided by the same count
+        total = _row_sum(filled)
+        center = np.divide(total, reps, out=total, casting="unsafe")
+    else:  # a point without values: np.nanmean's NaN and its warning
+        center = np.asarray(np.nanmean(np.where(outlier, np.nan, values), axis=2))
+    if y is None and aggregate == "mean" and AGGREGATES[aggregate] is np.nanmean and reps.all():
+        y = center.copy()
+    elif y is None:
+        y = AGGREGATES[aggregate](np.where(outlier, np.nan, values) if aggregate == "mean" else values, axis=2)
+    used = reps if aggregate == "mean" else count  # repetitions behind each aggregate
     scale = relative_scale(center)
-    squares = np.nansum(((kept - center[..., None]) / scale[..., None]) ** 2, axis=(1, 2))
+    # np.nansum(((kept - center) / scale) ** 2, axis=(1, 2)): the same operations, in place, NaN as 0
+    squares = np.subtract(filled, center[..., None], out=filled)
+    squares /= scale[..., None]
+    np.square(squares, out=squares)
+    np.copyto(squares, 0.0, where=dropped)
+    np.copyto(squares, 0.0, where=np.isnan(squares))
+    squares = np.sum(squares, axis=(1, 2))
     dof = np.sum(np.maximum(reps - 1, 0), axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         sigma2 = np.where(dof > 0, squares / np.maximum(dof, 1), np.nan) * AGGREGATE_VARIANCE[aggregate]
-    return PointStats(y, _weights(used, center), sigma2, dof, reps, center, values)
+    return PointStats(y, np.asarray(used / scale ** 2), sigma2, dof, reps, center, values)  # _weights(used, center)
+
+
+def _sorted_aggregate(ordered: np.ndarray | None, count: np.ndarray, aggregate: str) -> np.ndarray | None:
+    """The "median" or "min" aggregate, np.nanmedian or np.nanmin over axis 2 bit for bit, from `_sort_last`'s
+    `ordered` and `count`; None where numpy's own call is needed: another aggregate, a point without values
+    (numpy warns), 600 repetitions or more (np.nanmedian changes method), a minimum of 0 (np.nanmin may return
+    -0.0, which sorts as 0.0)."""
+    if ordered is None or not count.all() or AGGREGATES.get(aggregate) not in (np.nanmedian, np.nanmin):
+        return None
+    r = ordered.shape[2]
+    if AGGREGATES[aggregate] is np.nanmin:
+        least = ordered[..., 0].copy()
+        return least if least.all() else None
+    if r >= 600:
+        return None
+    if np.all(count == r):
+        low, high = ordered[..., (r - 1) // 2], ordered[..., r // 2]
+    else:
+        low = np.take_along_axis(ordered, ((count - 1) // 2)[..., None], axis=2)[..., 0]
+        high = np.take_along_axis(ordered, (count // 2)[..., None], axis=2)[..., 0]
+    # np.nanmedian of fewer than 600 values is np.ma.median: the sum of the middle two values (the middle one twice
+    # for an odd count), from 0.0, halved
+    return np.asarray((0.0 + low + high) / 2.0)
 
 
 def outliers(values: np.ndarray, cutoff: float = OUTLIER_CUTOFF) -> np.ndarray:
@@ -195,19 +243,46 @@ def outliers(values: np.ndarray, cutoff: float = OUTLIER_CUTOFF) -> np.ndarray:
     """
     if values.shape[2] < 3:
         return np.zeros(values.shape, dtype=bool)
-    median = nan_median(values)  # (K, n)
+    return _outliers(values, _row_count(~np.isnan(values)), cutoff)
+
+
+def _outliers(values: np.ndarray, count: np.ndarray, cutoff: float, median: np.ndarray | None = None) -> np.ndarray:
+    """`outliers` of (K, n, r) `values` with r >= 3, given `count` (K, n), the values present at each point, and
+    optionally `median`, their `nan_median`."""
+    median = nan_median(values) if median is None else median  # (K, n)
     scale = np.abs(median)
-    scale = np.where(scale > 0, scale, relative_scale(median))  # relative to each point, whatever the others' size
+    if not np.all(scale > 0):  # relative to each point, whatever the others' size
+        scale = np.where(scale > 0, scale, relative_scale(median))
     relative = values / scale[..., None]
-    distance = np.abs(relative - (median / scale)[..., None])  # NaN where missing
-    count = np.sum(~np.isnan(values), axis=2)  # (K, n)
-    differences = pair_differences(relative)  # (K, n, M)
-    pooled = spread(differences.reshape(differences.shape[0], -1))  # (K,)
+    pooled = _pooled_spread(relative)  # (K,)
+    distance = np.subtract(relative, (median / scale)[..., None], out=relative)
+    distance = np.abs(distance, out=distance)  # NaN where missing
     typical = nan_median(distance)  # (K, n) median absolute deviation of each point
     own = np.where(count >= 5, 1.4826 * _mad_factor(count) * typical, 0.0)
     limit = cutoff * np.fmax(pooled[:, None], own)
-    far_half = distance > typical[..., None]
-    return np.asarray((distance > limit[..., None]) & far_half & (count[..., None] >= 3))
+    flagged = distance > limit[..., None]
+    flagged &= distance > typical[..., None]  # in the far half
+    if not np.all(count >= 3):
+        flagged &= count[..., None] >= 3
+    return np.asarray(flagged)
+
+
+def _pooled_spread(relative: np.ndarray) -> np.ndarray:
+    """spread(pair_differences(relative).reshape(K, -1)) of (K, n, r) `relative`, sorting the differences in
+    place: the few kernels whose mean difference stands in get theirs again, in their order."""
+    differences = pair_differences(relative).reshape(relative.shape[0], -1)
+    present = ~np.isnan(differences)
+    differences.sort(axis=-1)
+    median = _sorted_median(differences, None if present.all() else _row_count(present))
+    tied = ~(median > 0)
+    if relative.dtype != np.float64:  # the mean, a float64, sets the type of the result
+        mean = _mean_difference(pair_differences(relative).reshape(relative.shape[0], -1))
+    elif not tied.any():
+        return np.asarray(median * _SHAMOS)
+    else:
+        mean = np.full(median.shape, np.nan)
+        mean[tied] = _mean_difference(pair_differences(relative[tied]).reshape(int(tied.sum()), -1))
+    return np.asarray(np.where(median > 0, median * _SHAMOS, mean * math.sqrt(math.pi) / 2))
 
 
 def _mad_factor(count: np.ndarray) -> np.ndarray:
@@ -216,29 +291,64 @@ def _mad_factor(count: np.ndarray) -> np.ndarray:
                     count / np.maximum(count - 0.8, 1.0))
 
 
+# `pair_differences`: a lag with at most this many pairs is subtracted pair by pair, each over all points at once
+_COLUMN_PAIRS = 16
+
+
 def pair_differences(values: np.ndarray) -> np.ndarray:
     """(..., M) absolute differences of two repetitions of the same point (last axis, NaN-padded): at lags 1 to 8
     in their order, so every pair up to 9 repetitions and O(8 r) pairs beyond."""
     r = values.shape[-1]
-    pairs = [np.abs(values[..., lag:] - values[..., :-lag]) for lag in range(1, min(r, _MAX_LAG + 1))]
-    return np.concatenate(pairs, axis=-1) if pairs else np.full(values.shape[:-1] + (0,), np.nan)
+    lags = range(1, min(r, _MAX_LAG + 1))
+    if not lags:
+        return np.full(values.shape[:-1] + (0,), np.nan)
+    if values.dtype != np.float64:
+        return np.concatenate([np.abs(values[..., lag:] - values[..., :-lag]) for lag in lags], axis=-1)
+    out = np.empty(values.shape[:-1] + (sum(r - lag for lag in lags),))
+    start = 0
+    for lag in lags:
+        if r - lag <= _COLUMN_PAIRS:  # a few pairs: one subtraction per pair over all points, not one per point
+            for first in range(r - lag):
+                np.subtract(values[..., first + lag], values[..., first], out=out[..., start + first])
+        else:
+            np.subtract(values[..., lag:], values[..., :-lag], out=out[..., start:start + r - lag])
+        start += r - lag
+    return np.abs(out, out=out)
 
 
 def nan_median(values: np.ndarray) -> np.ndarray:
     """Median over the last axis, NaN ignored (NaN where all are): by sorting, as np.nanmedian goes through masked
-    arrays and costs ten times as much on short axes. The two middle values are halved before they are added, so
-    that values near the largest float (1e308) do not overflow."""
+    arrays and costs ten times as much on short axes. Without NaN it is np.median's value bit for bit (the mean
+    of the middle two values); with NaN, or if one such mean overflows, every median is the two middle values
+    halved before they are added, so that values near the largest float (1e308) do not overflow."""
     if values.shape[-1] == 0:
         return np.full(values.shape[:-1], np.nan)
-    if not np.isnan(values).any():
+    present = ~np.isnan(values)
+    if present.all():
+        return _sorted_median(_sort_last(values, True), None)
+    return _sorted_median(_sort_last(values, False), _row_count(present))
+
+
+def _sorted_median(ordered: np.ndarray, count: np.ndarray | None) -> np.ndarray:
+    """`nan_median` of rows sorted over the last axis (`_sort_last`), of which the first `count` (...,) values are
+    not NaN (None: there is no NaN)."""
+    r = ordered.shape[-1]
+    if r == 0:
+        return np.full(ordered.shape[:-1], np.nan)
+    if count is None:
+        # np.median: np.mean of the middle value or two, a sum from 0 (so -0.0 turns to 0.0), then divided; the 0
+        # has the result's type, as a Python 0.0 would turn a float32 value into a float64 under numpy 1's promotion
+        zero = np.zeros((), np.result_type(ordered.dtype, 0.0))
         with np.errstate(over="ignore", invalid="ignore"):
-            median = np.asarray(np.median(values, axis=-1))
+            if r % 2:
+                median = zero + ordered[..., r // 2]
+            else:
+                median = (zero + ordered[..., r // 2 - 1] + ordered[..., r // 2]) / zero.dtype.type(2)
         if np.all(np.isfinite(median)):
-            return median
-    ordered = np.sort(values, axis=-1)  # NaN last
-    count = np.sum(~np.isnan(values), axis=-1)
+            return np.asarray(median)
+        count = np.full(ordered.shape[:-1], r)
     low = np.take_along_axis(ordered, np.maximum((count - 1) // 2, 0)[..., None], axis=-1)[..., 0]
-    high = np.take_along_axis(ordered, np.minimum(count // 2, values.shape[-1] - 1)[..., None], axis=-1)[..., 0]
+    high = np.take_along_axis(ordered, np.minimum(count // 2, r - 1)[..., None], axis=-1)[..., 0]
     return np.asarray(np.where(count > 0, low / 2 + high / 2, np.nan))
 
 
@@ -256,15 +366,129 @@ def spread(differences: np.ndarray) -> np.ndarray:
     NaN without differences.
     """
     median = nan_median(differences)
+    tied = ~(median > 0)  # where the mean absolute difference stands in
+    if differences.dtype != np.float64 or differences.ndim < 2 or not differences.flags.c_contiguous:
+        # every row's mean: it sets the type of the result, and a row sums alike on its own only in such an array
+        mean = _mean_difference(differences)
+    elif not tied.any():
+        return np.asarray(median * _SHAMOS)
+    else:
+        mean = np.full(median.shape, np.nan)
+        mean[tied] = _mean_difference(differences[tied])
+    return np.asarray(np.where(median > 0, median * _SHAMOS, mean * math.sqrt(math.pi) / 2))
+
+
+def _mean_difference(differences: np.ndarray) -> np.ndarray:
+    """Mean over the last axis, NaN ignored (NaN where all are)."""
     count = np.sum(~np.isnan(differences), axis=-1)
     with np.errstate(invalid="ignore"):
-        mean = np.where(count > 0, np.nansum(differences, axis=-1) / np.maximum(count, 1), np.nan)
-    return np.asarray(np.where(median > 0, median * _SHAMOS, mean * math.sqrt(math.pi) / 2))
+        return np.asarray(np.where(count > 0, np.nansum(differences, axis=-1) / np.maximum(count, 1), np.nan))
+
+
+# `_sort_last`: rows of 2 to this many values are sorted by a sorting network, on whole columns at once, if there
+# are at least _NETWORK_ROWS times as many rows as values in a row (below, numpy's sort costs less than the calls)
+_NETWORK_MAX = 6
+_NETWORK_ROWS = 200
+
+
+def _sort_last(values: np.ndarray, complete: bool | None = None) -> np.ndarray:
+    """The values sorted over the last axis, as a view that is not always contiguous: where a row holds k values
+    that are not NaN, its first k places hold np.sort's values, bit for bit, the others NaN or +inf. `complete`,
+    if known, says whether there is no NaN.
+
+    numpy sorts row by row, and on rows of a few values its call costs more than the sort: many rows of 2 to
+    `_NETWORK_MAX` floats go through odd-even transposition sort instead, each compare-exchange a minimum and a
+    maximum of two whole columns (4x faster on 5 values, 10x on 3), NaN as +inf. The network orders by value,
+    and values other than -0.0 (which sorts as 0.0) have one bit pattern each, so it places np.sort's values;
+    with -0.0, on longer rows and on few rows, np.sort runs.
+    """
+    r = values.shape[-1]
+    if not 2 <= r <= _NETWORK_MAX or values.dtype != np.float64 or values.size < _NETWORK_ROWS * r * r:
+        return np.sort(values, axis=-1)
+    least = np.min(values)  # NaN if any value is
+    if not least > 0 and np.signbit(values[values == 0]).any():
+        return np.sort(values, axis=-1)
+    complete = not np.isnan(least) if complete is None else complete
+    source = values if complete else np.fmin(values, np.inf)  # NaN as +inf
+    columns = np.empty((r,) + values.shape[:-1])  # one contiguous row per place
+    rows = [columns[i, ...] for i in range(r)]
+    for i in range(0, r - 1, 2):  # the first step reads the values where they are
+        np.minimum(source[..., i], source[..., i + 1], out=rows[i])
+        np.maximum(source[..., i], source[..., i + 1], out=rows[i + 1])
+    if r % 2:
+        np.copyto(rows[r - 1], source[..., r - 1])
+    low = np.empty(values.shape[:-1])
+    for step in range(1, r):
+        for i in range(step % 2, r - 1, 2):
+            np.minimum(rows[i], rows[i + 1], out=low)
+            np.maximum(rows[i], rows[i + 1], out=rows[i + 1])
+            np.copyto(rows[i], low)
+    return np.moveaxis(columns, 0, -1)
+
+
+# numpy adds up to this many values of a row in 8 interleaved partial sums (its pairwise summation's block)
+_PAIRWISE_BLOCK = 128
+# `_row_count` and `_row_sum` go column by column on rows of up to _COLUMN_COUNT values if there are at least
+# _COLUMN_ROWS times as many rows as values in a row; otherwise numpy's call per row costs less than a call per column
+_COLUMN_COUNT = 16
+_COLUMN_ROWS = 50
+
+
+def _row_count(mask: np.ndarray) -> np.ndarray:
+    """np.sum(mask, axis=-1) of a boolean array, added up column by column (integers: exact in any order)."""
+    r = mask.shape[-1]
+    if r > _COLUMN_COUNT or mask.size < _COLUMN_ROWS * r * r:
+        return np.asarray(np.sum(mask, axis=-1))
+    if mask.all():
+        return np.full(mask.shape[:-1], r, dtype=np.int_)
+    count = mask[..., 0].astype(np.int_)
+    for column in range(1, r):
+        count += mask[..., column]
+    return count
+
+
+def _row_sum(values: np.ndarray) -> np.ndarray:
+    """np.sum(values, axis=-1), bit for bit, added up column by column for all rows at once.
+
+    numpy sums each row of a C-contiguous array in one call of its loop, from 0.0, pairwise: value by value below
+    8 values, in 8 interleaved partial sums up to `_PAIRWISE_BLOCK` values; on many rows of a few values the calls
+    cost more than the additions. The same additions in the same order run here down the columns. Other layouts,
+    types and lengths, and few rows, go to np.sum itself.
+    """
+    r = values.shape[-1]
+    if (not values.flags.c_contiguous or values.dtype != np.float64 or not 0 < r <= _PAIRWISE_BLOCK
+            or values.size < _COLUMN_ROWS * r * r):
+        return np.asarray(np.sum(values, axis=-1))
+    columns = [values[..., j] for j in range(r)]
+    if r < 8:
+        total = columns[0] + 0.0
+        for column in columns[1:]:
+            total += column
+        return np.asarray(total)
+    partial = [column.copy() for column in columns[:8]]
+    end = r - r % 8
+    for start in range(8, end, 8):
+        for j in range(8):
+            partial[j] += columns[start + j]
+    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + ((partial[4] + partial[5])
+                                                                       + (partial[6] + partial[7]))
+    for column in columns[end:]:
+        total += column
+    total += 0.0
+    return np.asarray(total)
 
 
 def relative_scale(center: np.ndarray) -> np.ndarray:
     """(K, n) the scale of each point's relative error: its value, floored at 1e-3 of the kernel's largest."""
-    scale = np.maximum(np.abs(center), 1e-3 * np.max(np.abs(center), axis=1, keepdims=True))
+    magnitude = np.abs(center)
+    if magnitude.ndim == 2 and magnitude.shape[1]:  # the largest by columns: np.max calls a loop per row
+        largest = magnitude[:, 0].copy()
+        for column in range(1, magnitude.shape[1]):
+            np.maximum(largest, magnitude[:, column], out=largest)  # exact, NaN spreads as in np.max
+        largest = largest[:, None]
+    else:
+        largest = np.max(magnitude, axis=1, keepdims=True)
+    scale = np.maximum(magnitude, 1e-3 * largest)
     return np.where(scale > 0, scale, 1.0)
 
 
