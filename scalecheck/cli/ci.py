@@ -24,12 +24,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import random
 import re
-import secrets
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -39,9 +35,10 @@ from typing import TYPE_CHECKING
 
 from scalecheck.cli._common import INTERRUPTED, OK, OUTPUT_CLOSED, REGRESSION, USAGE_ERROR, command
 from scalecheck.errors import ConfigError, HistoryError, ScalecheckError
-from scalecheck.github.workflow import annotation, append_summary, write_outputs
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what only some runs need is imported where they need it: `model` and `check` start faster
+    import random
+
     from scalecheck.history.remote import DataRemote  # gitpython: imported when a run needs it
 
 OUTPUTS = ("verdict", "report", "markdown", "findings", "artifact")  # the step outputs; `check` writes findings
@@ -156,6 +153,8 @@ class Job:
     def artifact(self) -> str:
         """A unique artifact name: per job, run and attempt, and a random part for matrix jobs and for several uses
         of the action in one job (strategy.job-index has been reported as always 0 inside composite actions)."""
+        import secrets
+
         return (f"scalecheck-report-{self.job}-{self.run_id}-{self.run_attempt}-{self.job_index or '0'}-"
                 f"{secrets.token_hex(4)}")
 
@@ -278,6 +277,8 @@ def _unreadable(branch: str, err: HistoryError) -> ConfigError:
 
 def _record_and_push(remote: DataRemote, expected: str | None, argv: list[str], job: Job) -> int:
     """Record, push; after a lost race (origin's branch moved since `expected`), fetch, record again on top, push."""
+    import random
+
     branch = remote.branch
     rng = random.Random()
     for attempt in range(1, TRIES + 1):
@@ -319,6 +320,11 @@ def _wait(seconds: float) -> None:
 # -- everything else: check -------------------------------------------------------------------------------------
 
 def _check(inputs: Inputs, job: Job, token: str | None) -> int:
+    import shutil
+    import tempfile
+
+    from scalecheck.github.workflow import write_outputs
+
     if not inputs.baseline and not job.base_ref:
         raise ConfigError("no baseline: outside a pull request, set the input 'baseline' to a git ref (such as "
                           "HEAD~1 or origin/main)" + ("" if inputs.same_job else " or a measurement file"))
@@ -451,6 +457,8 @@ def _environment(name: str, value: str | None) -> Iterator[None]:
 
 
 def _annotate(level: str, message: str) -> None:
+    from scalecheck.github.workflow import annotation
+
     print(annotation(level, message, title="scalecheck"), flush=True)
 
 
@@ -458,6 +466,8 @@ def _summarise(job: Job, text: str) -> None:
     """Append a line to the job summary, when there is one and it has room."""
     if job.summary is None:
         return
+    from scalecheck.github.workflow import append_summary
+
     try:
         append_summary(job.summary, text)
     except (ValueError, OSError) as err:

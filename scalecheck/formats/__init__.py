@@ -11,45 +11,49 @@ raises `InputError` naming the source, the 1-based line or the record, and the f
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from scalecheck.data.measurement import Run, merge_runs
 from scalecheck.errors import InputError, Location
-from scalecheck.formats.asv import read_asv_text
-from scalecheck.formats.csv_table import read_csv_table_text
-from scalecheck.formats.cube import is_cube_directory, read_cube_bytes, read_cube_directory
 from scalecheck.formats.detect import ARCHIVE_NAMES, detect_archive, detect_format, detect_format_text
-from scalecheck.formats.extrap_experiment import read_extrap_experiment_bytes
-from scalecheck.formats.extrap_json import read_extrap_json_text
-from scalecheck.formats.extrap_text import read_extrap_text_text
-from scalecheck.formats.google_benchmark import read_google_benchmark_text
-from scalecheck.formats.hyperfine import read_hyperfine_text
-from scalecheck.formats.jsonl import read_jsonl_text
-from scalecheck.formats.pytest_benchmark import read_pytest_benchmark_text
-from scalecheck.formats.scalecheck_json import read_scalecheck_json_text
 from scalecheck.formats.limits import MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, MAX_PARAMETERS, check_merged_cells, too_large
 from scalecheck.formats.source import check_not_empty, check_size, decode_text, read_bytes
-from scalecheck.formats.talpas import read_talpas_text
 from scalecheck.names import FORMAT_NAMES
+
+Data = TypeVar("Data", str, bytes)
+
+
+def _reader(module: str, function: str, data: type[Data]) -> Callable[[Data, Path], Run]:
+    """The reader `function` of `scalecheck.formats.<module>`, imported when it is first called: a command reads one
+    or two formats, and importing all twelve readers would cost more than reading a small file."""
+    def read(content: Data, source: Path) -> Run:
+        found: Callable[[Data, Path], Run] = getattr(importlib.import_module(f"scalecheck.formats.{module}"), function)
+        return found(content, source)
+
+    read.__name__ = read.__qualname__ = function
+    return read
+
 
 # (text, source) -> Run, one reader per name of FORMAT_NAMES, in its order
 FORMATS: dict[str, Callable[[str, Path], Run]] = {
-    "scalecheck-json": read_scalecheck_json_text,
-    "jsonl": read_jsonl_text,  # scalecheck's and Extra-P's JSON Lines, told apart per line by their keys
-    "csv": read_csv_table_text,
-    "extrap-text": read_extrap_text_text,
-    "extrap-json": read_extrap_json_text,  # current and legacy layouts, told apart by their keys
-    "talpas": read_talpas_text,
-    "pytest-benchmark": read_pytest_benchmark_text,
-    "google-benchmark": read_google_benchmark_text,
-    "hyperfine": read_hyperfine_text,
-    "asv": read_asv_text,
+    "scalecheck-json": _reader("scalecheck_json", "read_scalecheck_json_text", str),
+    "jsonl": _reader("jsonl", "read_jsonl_text", str),  # scalecheck's and Extra-P's JSON Lines, told apart per line
+    "csv": _reader("csv_table", "read_csv_table_text", str),
+    "extrap-text": _reader("extrap_text", "read_extrap_text_text", str),
+    "extrap-json": _reader("extrap_json", "read_extrap_json_text", str),  # current and legacy layouts, by their keys
+    "talpas": _reader("talpas", "read_talpas_text", str),
+    "pytest-benchmark": _reader("pytest_benchmark", "read_pytest_benchmark_text", str),
+    "google-benchmark": _reader("google_benchmark", "read_google_benchmark_text", str),
+    "hyperfine": _reader("hyperfine", "read_hyperfine_text", str),
+    "asv": _reader("asv", "read_asv_text", str),
 }
 # (bytes, source) -> Run, for the names of FORMAT_NAMES that are binary files
 ARCHIVE_FORMATS: dict[str, Callable[[bytes, Path], Run]] = {
-    "cube": read_cube_bytes,
-    "extrap-experiment": read_extrap_experiment_bytes,
+    "cube": _reader("cube", "read_cube_bytes", bytes),
+    "extrap-experiment": _reader("extrap_experiment", "read_extrap_experiment_bytes", bytes),
 }
 assert tuple(FORMATS) + tuple(ARCHIVE_FORMATS) == FORMAT_NAMES and tuple(ARCHIVE_FORMATS) == ARCHIVE_NAMES
 
@@ -64,8 +68,11 @@ def read_measurements(path: Path, fmt: str | None = None, scaling: str = "weak")
     processes and threads make one value."""
     _check_format(fmt)
     path = Path(path)
-    if path.is_dir() and fmt in (None, "cube") and (fmt == "cube" or is_cube_directory(path)):
-        return read_cube_directory(path, scaling)
+    if path.is_dir() and fmt in (None, "cube"):
+        from scalecheck.formats.cube import is_cube_directory, read_cube_directory
+
+        if fmt == "cube" or is_cube_directory(path):
+            return read_cube_directory(path, scaling)
     return read_measurements_bytes(read_bytes(path, MAX_ARCHIVE_BYTES), path, fmt, scaling)
 
 
@@ -79,6 +86,8 @@ def read_measurements_bytes(raw: bytes, source: str | Path, fmt: str | None = No
         if len(raw) > MAX_ARCHIVE_BYTES:
             raise too_large(source, MAX_ARCHIVE_BYTES)
         if kind == "cube":  # an Extra-P experiment records its own scaling
+            from scalecheck.formats.cube import read_cube_bytes
+
             return read_cube_bytes(raw, source, scaling)
         return ARCHIVE_FORMATS[kind](raw, source)
     return read_measurements_text(decode_text(raw, source), source, fmt)

@@ -3,20 +3,15 @@ their extension or their first line."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from scalecheck.errors import InputError, Location
-from scalecheck.formats.asv import is_asv
-from scalecheck.formats.extrap_text import KEYWORDS
-from scalecheck.formats.google_benchmark import is_google_benchmark
-from scalecheck.formats.hyperfine import is_hyperfine
 from scalecheck.formats.limits import MAX_ARCHIVE_BYTES
-from scalecheck.formats.pytest_benchmark import is_pytest_benchmark
 from scalecheck.formats.source import decode_json, read_bytes, read_text
-from scalecheck.formats.talpas import talpas_to_json
 from scalecheck.names import FORMAT_NAMES
 
 _BY_SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
@@ -24,16 +19,28 @@ _NATIVE_START = re.compile(r'\s*\{\s*"scalecheck"\s*:')  # how scalecheck itself
 ARCHIVE_NAMES = ("cube", "extrap-experiment")  # the formats that are binary files, read from their bytes
 _ZIP = b"PK\x03\x04"  # an Extra-P experiment is a zip archive
 _TAR = re.compile(b"(?s:.{257})ustar")  # a Score-P .cubex profile is a tar archive
+# the keywords that start the lines of Extra-P's text format (its reader's too)
+EXTRAP_KEYWORDS = ("PARAMETER", "POINTS", "METRIC", "REGION", "DATA")
 # JSON written by other benchmark tools: a key only their files have at the top level, then the reader's own test
 _FOREIGN_JSON = (
-    ('"machine_info"', "pytest-benchmark", is_pytest_benchmark),
-    ('"context"', "google-benchmark", is_google_benchmark),
-    ('"results"', "hyperfine", is_hyperfine),
-    ('"result_columns"', "asv", is_asv),
-    ('"results"', "asv", is_asv),
-    ('"param_names"', "asv", is_asv),  # asv's benchmarks.json, which its reader names and refuses
-    ('"num_cpu"', "asv", is_asv),  # asv's machine.json, likewise
+    ('"machine_info"', "pytest-benchmark"),
+    ('"context"', "google-benchmark"),
+    ('"results"', "hyperfine"),
+    ('"result_columns"', "asv"),
+    ('"results"', "asv"),
+    ('"param_names"', "asv"),  # asv's benchmarks.json, which its reader names and refuses
+    ('"num_cpu"', "asv"),  # asv's machine.json, likewise
 )
+# each tool's test of a JSON document, in its reader's module (imported only for a file that may be that tool's)
+_TESTS = {"pytest-benchmark": ("pytest_benchmark", "is_pytest_benchmark"),
+          "google-benchmark": ("google_benchmark", "is_google_benchmark"), "hyperfine": ("hyperfine", "is_hyperfine"),
+          "asv": ("asv", "is_asv")}
+
+
+def _recognises(name: str, doc: object) -> bool:
+    """Whether the reader of the format `name` recognises the JSON document `doc` as its tool's."""
+    module, test = _TESTS[name]
+    return bool(getattr(importlib.import_module(f"scalecheck.formats.{module}"), test)(doc))
 
 
 def detect_format(path: Path) -> str:
@@ -69,7 +76,7 @@ def detect_format_text(text: str, source: Path) -> str:
     if suffix == ".json":
         return _json_kind(text)
     line = next((line for line in _lines(text) if not line.startswith("#")), "")
-    if line and line.split(None, 1)[0] in KEYWORDS:
+    if line and line.split(None, 1)[0] in EXTRAP_KEYWORDS:
         return "extrap-text"
     if line.startswith("{"):
         return _brace_kind(line, text)
@@ -84,7 +91,9 @@ def _brace_kind(line: str, text: str) -> str:
         if "measurements" in obj:  # a whole JSON document written on one line
             return "scalecheck-json" if "scalecheck" in obj else "extrap-json"
         # a JSON document of another benchmark tool written on one line, as asv writes its results
-        return next((name for _, name, test in _FOREIGN_JSON if test(obj)), "jsonl")
+        return next((name for _, name in _FOREIGN_JSON if _recognises(name, obj)), "jsonl")
+    from scalecheck.formats.talpas import talpas_to_json
+
     if talpas_to_json(line) != line:  # semicolons between members, outside strings
         return "talpas"
     return _json_kind(text)
@@ -98,17 +107,17 @@ def _json_kind(text: str) -> str:
         return "jsonl"  # JSON Lines in a .json file, which Extra-P reads too
     if _NATIVE_START.match(text):
         return "scalecheck-json"
-    foreign = [(name, test) for key, name, test in _FOREIGN_JSON if key in text]
+    foreign = [name for key, name in _FOREIGN_JSON if key in text]
     if '"scalecheck"' not in text and not foreign:
         return "extrap-json"  # cheap tests first: only unusual files pay for a second parse
     try:
         doc = decode_json(text)
     except (ValueError, RecursionError):
         # its reader reports the syntax error with the line
-        return "scalecheck-json" if '"scalecheck"' in text or not foreign else foreign[0][0]
+        return "scalecheck-json" if '"scalecheck"' in text or not foreign else foreign[0]
     if isinstance(doc, dict) and "scalecheck" in doc:
         return "scalecheck-json"
-    return next((name for name, test in foreign if test(doc)), "extrap-json")
+    return next((name for name in foreign if _recognises(name, doc)), "extrap-json")
 
 
 def _lines(text: str) -> Iterator[str]:

@@ -14,10 +14,11 @@ import numpy as np
 
 from scalecheck.data.measurement import Run, RunBuilder, finite_numbers, number
 from scalecheck.errors import InputError, Location
+from scalecheck.formats.detect import EXTRAP_KEYWORDS
 from scalecheck.formats.limits import LimitedRunBuilder, check_parameter_count
 from scalecheck.formats.source import read_text
 
-KEYWORDS = ("PARAMETER", "POINTS", "METRIC", "REGION", "DATA")
+KEYWORDS = EXTRAP_KEYWORDS
 _GROUP = re.compile(r"\(([^()]*)\)")  # one parenthesised point of POINTS ( 32 5000 ) ( 64 5000 )
 _CHUNK = 2**16  # values parsed at once while reading: about 4 MB of texts
 _ORDER_FIX = ("give one DATA line per point, in POINTS order; a new REGION or METRIC line starts again at the "
