@@ -743,8 +743,7 @@ def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: Point
     sigma2, penalty = noise_and_penalty(stats, residual_basis(wrss, sizes, n), n, options)
     # Each further term is picked among all building blocks: Bonferroni over them keeps noise from buying one.
     level = options.alpha / max(1, len(options.building_blocks)) if options.bonferroni else options.alpha
-    dof = np.maximum(stats.dof, 1).astype(float)
-    further = np.where(stats.dof > 0, special.fdtri(1.0, dof, 1 - level), special.chdtri(1.0, level))
+    further = np.where(stats.dof > 0, _f_quantile(stats.dof, 1 - level), special.chdtri(1.0, level))
     return (loo / sigma2[None] + penalty[None] * np.minimum(sizes, 1)[:, None]
             + further[None] * np.maximum(sizes - 1, 0)[:, None]), sigma2
 
@@ -891,11 +890,23 @@ def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOpti
         ok &= ~np.any(coef[..., 1:] <= 0, axis=2)
     if X.ndim == 3:
         X = X[:, None]
+    if not np.all(smallest > 0):  # a share that is not finite counts as 0, which then reaches `smallest`
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            share = np.abs(X[..., 1:] * coef[:, :, None, 1:]) / np.abs(fitted)[..., None]  # (H, K, n, k-1)
+        share = np.where(np.isfinite(share), share, 0.0)
+        return np.asarray(ok & np.all(share.max(axis=2) >= smallest[None, :, None], axis=2))
+    # The share of term c at point i, |X_ic coef_c| / |fitted_i|, point by point over (H, K) at once: a maximum over
+    # the few points of a short last axis costs more than the arithmetic. A share that is not finite (a zero or a
+    # term beyond the floats) does not reach `smallest`.
+    absolute = np.abs(fitted)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a term beyond floats: not valid anyway
-        parts = np.abs(X[..., 1:] * coef[:, :, None, 1:])  # (H, K, n, k-1)
-        share = parts / np.abs(fitted)[..., None]
-    share = np.where(np.isfinite(share), share, 0.0)
-    return np.asarray(ok & np.all(share.max(axis=2) >= smallest[None, :, None], axis=2))
+        for c in range(1, k):
+            reached = np.zeros((H, K), dtype=bool)
+            for i in range(fitted.shape[2]):
+                share = np.abs(X[:, :, i, c] * coef[:, :, c]) / absolute[:, :, i]
+                reached |= (share >= smallest) & (share != np.inf)
+            ok &= reached
+    return ok
 
 
 def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,
@@ -913,10 +924,17 @@ def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,
     sigma2 = np.where(stats.dof > 0, stats.sigma2, residual)
     sigma2 = np.maximum(np.nan_to_num(sigma2, nan=floor), floor)
     # F(1, dof) quantile from the inverse regularized incomplete beta; chi^2(1) quantile without repetitions.
-    dof = np.maximum(stats.dof, 1).astype(float)
-    penalty = np.where(stats.dof > 0, special.fdtri(1.0, dof, 1 - options.alpha),
-                       special.chdtri(1.0, options.alpha))
+    penalty = np.where(stats.dof > 0, _f_quantile(stats.dof, 1 - options.alpha), special.chdtri(1.0, options.alpha))
     return sigma2, penalty
+
+
+def _f_quantile(dof: np.ndarray, level: float) -> np.ndarray:
+    """The `level` quantile of F(1, dof) for each kernel's degrees of freedom (at least 1), computed once per
+    distinct value: the kernels of a search or a bootstrap share a few, and each quantile inverts a beta function."""
+    from scalecheck.core import special
+
+    distinct, where = np.unique(np.maximum(dof, 1).astype(float), return_inverse=True)
+    return np.asarray(special.fdtri(1.0, distinct, level))[where.reshape(np.shape(dof))]
 
 
 def constant_test(wrss_constant: np.ndarray, sigma2: np.ndarray, dof: np.ndarray, n: int,

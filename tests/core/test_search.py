@@ -262,3 +262,40 @@ def test_a_small_term_of_exact_values_is_found() -> None:
     series = Series("k", "time", ("p",), x[:, None], (500000 + 1000 * x**0.25)[:, None])
     [km] = fit_kernels([series])
     assert km.model is not None and [t.order_in(0) for t in km.model.spec.terms] == [(Fraction(1, 4), 0)]
+
+
+def test_eligibility_is_the_share_of_each_term_at_its_best_point(rng: np.random.Generator) -> None:
+    """`_eligible` point by point equals the direct formula: every term reaches the share at some point, a share that
+    is not finite (a zero model value, a term beyond the floats) counting as 0; with and without decreasing terms."""
+    from scalecheck.core.fit import BatchFit
+    from scalecheck.core.search import _eligible
+
+    def direct(X: np.ndarray, batch: BatchFit, options: FitOptions, smallest: np.ndarray) -> np.ndarray:
+        X4 = X[:, None] if X.ndim == 3 else X
+        with np.errstate(all="ignore"):
+            share = np.abs(X4[..., 1:] * batch.coef[:, :, None, 1:]) / np.abs(batch.fitted)[..., None]
+        share = np.where(np.isfinite(share), share, 0.0)
+        signs = options.allow_decreasing | ~np.any(batch.coef[..., 1:] <= 0, axis=2)
+        return signs & np.all(share.max(axis=2) >= smallest[None, :, None], axis=2)
+
+    for _ in range(200):
+        H, K, n, k = (int(v) for v in (rng.integers(1, 6), rng.integers(1, 8), rng.integers(1, 9), rng.integers(2, 5)))
+        shape = (H, n, k) if rng.random() < 0.5 else (H, K, n, k)
+        X = rng.lognormal(0, 3, shape) * rng.choice([1.0, 0.0, -1.0], size=shape, p=[0.8, 0.1, 0.1])
+        coef = rng.normal(0, 1, (H, K, k)) * rng.choice([1.0, 1e-6, 0.0], size=(H, K, k))
+        fitted = rng.normal(0, 1, (H, K, n)) * rng.choice([1.0, 0.0, np.inf, np.nan], size=(H, K, n),
+                                                         p=[0.85, 0.05, 0.05, 0.05])
+        smallest = rng.choice([1e-4, 1e-2, 0.5, 0.0], size=K)
+        batch = BatchFit(coef, fitted, fitted, np.ones((H, K), dtype=bool))
+        for options in (FitOptions(), FitOptions(allow_decreasing=True)):
+            with np.errstate(all="ignore"):
+                np.testing.assert_array_equal(_eligible(X, np.zeros((H, k), dtype=bool), batch, options, smallest),
+                                              direct(X, batch, options, smallest))
+
+
+def test_f_quantiles_are_computed_once_per_degree_of_freedom() -> None:
+    from scalecheck.core import special
+    from scalecheck.core.search import _f_quantile
+
+    dof = np.array([[4, 0, 4], [32, 1, 7]])
+    np.testing.assert_array_equal(_f_quantile(dof, 0.95), special.fdtri(1.0, np.maximum(dof, 1).astype(float), 0.95))
