@@ -41,7 +41,7 @@ from scalecheck.core.tmax import DEFAULT_QUANTILE, tmax
 from scalecheck.core.trend import trend_p_values
 from scalecheck.data.exponents import falling
 from scalecheck.data.measurement import AGGREGATES
-from scalecheck.data.spec import Exponents, ModelSpec, single_term
+from scalecheck.data.spec import Exponents, ModelSpec, Term, single_term
 from scalecheck.names import AGGREGATE_NAMES as AGGREGATE_NAMES  # re-exported: what `aggregate` may name
 
 # The per-point statistics of the repetitions: the data layer's reducers, and "tmax" (min(S) plus the quantile
@@ -671,7 +671,7 @@ def score(X: np.ndarray, lead: np.ndarray, stats: PointStats, options: FitOption
         eligible &= exists
     resid_w = stats.weights[None] * (stats.y[None] - batch.fitted) ** 2
     press_w = stats.weights[None] * (stats.y[None] - batch.loo) ** 2
-    return Scored(np.where(eligible, press_w.sum(axis=2), np.inf), np.where(eligible, resid_w.sum(axis=2), np.inf),
+    return Scored(np.where(eligible, _row_sum(press_w), np.inf), np.where(eligible, _row_sum(resid_w), np.inf),
                   batch)
 
 
@@ -749,8 +749,17 @@ def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: Point
 
 
 def design(specs: list[ModelSpec], points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Design matrices (H, n, k) and lead masks (H, k) of specs that all have k - 1 terms."""
-    X = np.stack([spec.basis(points) for spec in specs])
+    """Design matrices (H, n, k) and lead masks (H, k) of specs that all have k - 1 terms; each distinct term is
+    evaluated once (`ModelSpec.basis`'s values: the hypotheses of a search share a few dozen terms)."""
+    k = 1 + (specs[0].n_terms if specs else 0)
+    X = np.empty((len(specs), points.shape[0], k))
+    X[:, :, 0] = 1.0
+    values: dict[Term, np.ndarray] = {}
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # as ModelSpec.basis: inf or NaN, quietly
+        for h, spec in enumerate(specs):
+            for c, term in enumerate(spec.terms, start=1):
+                found = values.get(term)
+                X[h, :, c] = found if found is not None else values.setdefault(term, term.evaluate(points))
     lead = np.zeros((len(specs), X.shape[2]), dtype=bool)
     for h, spec in enumerate(specs):
         lead[h, list(spec.lead_columns)] = True
@@ -871,6 +880,10 @@ def smallest_term(stats: PointStats, options: FitOptions) -> np.ndarray:
                               options.min_term_contribution))
 
 
+# `_eligible` takes the points one by one (a loop over them) up to this many, along the last axis beyond
+_POINT_BY_POINT = 16
+
+
 def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOptions,
               smallest: np.ndarray) -> np.ndarray:
     """(H, K) mask: term coefficients positive (unless decreasing models are allowed, then only the other terms
@@ -890,13 +903,13 @@ def _eligible(X: np.ndarray, lead: np.ndarray, batch: BatchFit, options: FitOpti
         ok &= ~np.any(coef[..., 1:] <= 0, axis=2)
     if X.ndim == 3:
         X = X[:, None]
-    if not np.all(smallest > 0):  # a share that is not finite counts as 0, which then reaches `smallest`
+    if fitted.shape[2] > _POINT_BY_POINT or not np.all(smallest > 0):  # (a share that is not finite counts as 0)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             share = np.abs(X[..., 1:] * coef[:, :, None, 1:]) / np.abs(fitted)[..., None]  # (H, K, n, k-1)
         share = np.where(np.isfinite(share), share, 0.0)
         return np.asarray(ok & np.all(share.max(axis=2) >= smallest[None, :, None], axis=2))
-    # The share of term c at point i, |X_ic coef_c| / |fitted_i|, point by point over (H, K) at once: a maximum over
-    # the few points of a short last axis costs more than the arithmetic. A share that is not finite (a zero or a
+    # The share of term c at point i, |X_ic coef_c| / |fitted_i|, point by point over (H, K) at once: on a few points
+    # a maximum along the short last axis costs more than the arithmetic. A share that is not finite (a zero or a
     # term beyond the floats) does not reach `smallest`.
     absolute = np.abs(fitted)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a term beyond floats: not valid anyway

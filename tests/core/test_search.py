@@ -265,7 +265,7 @@ def test_a_small_term_of_exact_values_is_found() -> None:
 
 
 def test_eligibility_is_the_share_of_each_term_at_its_best_point(rng: np.random.Generator) -> None:
-    """`_eligible` point by point equals the direct formula: every term reaches the share at some point, a share that
+    """`_eligible`, point by point on a few points and along the points on many, equals the direct formula: every term reaches the share at some point, a share that
     is not finite (a zero model value, a term beyond the floats) counting as 0; with and without decreasing terms."""
     from scalecheck.core.fit import BatchFit
     from scalecheck.core.search import _eligible
@@ -279,7 +279,7 @@ def test_eligibility_is_the_share_of_each_term_at_its_best_point(rng: np.random.
         return signs & np.all(share.max(axis=2) >= smallest[None, :, None], axis=2)
 
     for _ in range(200):
-        H, K, n, k = (int(v) for v in (rng.integers(1, 6), rng.integers(1, 8), rng.integers(1, 9), rng.integers(2, 5)))
+        H, K, n, k = (int(v) for v in (rng.integers(1, 6), rng.integers(1, 8), rng.choice([1, 5, 8, 16, 17, 40]), rng.integers(2, 5)))
         shape = (H, n, k) if rng.random() < 0.5 else (H, K, n, k)
         X = rng.lognormal(0, 3, shape) * rng.choice([1.0, 0.0, -1.0], size=shape, p=[0.8, 0.1, 0.1])
         coef = rng.normal(0, 1, (H, K, k)) * rng.choice([1.0, 1e-6, 0.0], size=(H, K, k))
@@ -299,3 +299,20 @@ def test_f_quantiles_are_computed_once_per_degree_of_freedom() -> None:
 
     dof = np.array([[4, 0, 4], [32, 1, 7]])
     np.testing.assert_array_equal(_f_quantile(dof, 0.95), special.fdtri(1.0, np.maximum(dof, 1).astype(float), 0.95))
+
+
+def test_design_matrices_are_each_specs_basis() -> None:
+    """`design` evaluates each distinct term once; its matrices are `ModelSpec.basis` to the bit, beyond the floats
+    too (inf or NaN, without a warning)."""
+    from scalecheck.core.search import design, single_parameter_specs, with_falling
+
+    for x in (np.array([4.0, 8, 16, 32, 64, 128, 256, 512]), np.array([1.0, 2, 3]), 1e200 * np.arange(1.0, 9.0)):
+        specs = single_parameter_specs(x, with_falling(FitOptions()))
+        for size in sorted({spec.n_terms for spec in specs}):
+            group = [spec for spec in specs if spec.n_terms == size]
+            with np.errstate(over="raise", invalid="raise", divide="raise"):
+                X, lead = design(group, x[:, None])
+            with np.errstate(all="ignore"):
+                expected = np.stack([spec.basis(x[:, None]) for spec in group])
+            np.testing.assert_array_equal(X, expected)
+            assert lead.shape == (len(group), size + 1)
