@@ -380,24 +380,31 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
     by_values: dict[bytes, list[int]] = {}  # lines along the same values of `param` share their design
     for number, index in enumerate(found):
         by_values.setdefault(points[index, param].tobytes(), []).append(number)
+    chunks: list[tuple[list[int], np.ndarray]] = []
     for numbers in by_values.values():
         index = found[numbers[0]]
         step = max(1, LINE_VALUES // (K * index.size * len(specs)))
         for start in range(0, len(numbers), step):
             chunk = numbers[start : start + step]
-            where = np.stack([found[number] for number in chunk])  # (L', n_line): every line, kernel by kernel
-            sub = _line_stats(stats, where)
-            falls += np.sum(np.where(falling_values(points[index, param], sub.y), 1, -1).reshape(len(chunk), K),
-                            axis=0)
-            terms = score(X[:, index], lead, sub, options)
-            constant = score(ones[:, index], no_lead, sub, options)
-            sigma2, _ = noise_and_penalty(sub, terms.wrss, index.size, options)
-            # On a line where a term is not eligible (wrong sign, too small) or predicts worse than the constant
-            # (an outlier), it explains nothing: score it as the constant, so that no single line dominates the sum.
-            per_line[chunk] = np.moveaxis((np.minimum(terms.loo, constant.loo) / sigma2[None]).reshape(
-                len(specs), len(chunk), K), 1, 0)
-            line_constant[0, chunk] = (constant.loo[0] / sigma2).reshape(len(chunk), K)
-            line_constant[1, chunk] = (constant.wrss[0] / sigma2).reshape(len(chunk), K)
+            chunks.append((chunk, index))
+            where = np.stack([found[number] for number in chunk])
+            falls += np.sum(np.where(falling_values(points[index, param], _lined(stats.y, where)), 1, -1).reshape(
+                len(chunk), K), axis=0)
+    # With "auto", a kernel's falling terms count only where its lines fall: elsewhere they are scored only where
+    # they could set the noise (`_line_scores`)
+    late = falling if options.negative_exponents == "auto" else np.zeros(len(specs), dtype=bool)
+    for chunk, index in chunks:
+        where = np.stack([found[number] for number in chunk])  # (L', n_line): every line, kernel by kernel
+        sub = _line_stats(stats, where)
+        terms = _line_scores(X[:, index], lead, late, np.tile(falls > 0, len(chunk)), sub, options)
+        constant = score(ones[:, index], no_lead, sub, options)
+        sigma2, _ = noise_and_penalty(sub, terms.wrss, index.size, options)
+        # On a line where a term is not eligible (wrong sign, too small) or predicts worse than the constant
+        # (an outlier), it explains nothing: score it as the constant, so that no single line dominates the sum.
+        per_line[chunk] = np.moveaxis((np.minimum(terms.loo, constant.loo) / sigma2[None]).reshape(
+            len(specs), len(chunk), K), 1, 0)
+        line_constant[0, chunk] = (constant.loo[0] / sigma2).reshape(len(chunk), K)
+        line_constant[1, chunk] = (constant.wrss[0] / sigma2).reshape(len(chunk), K)
     total = np.zeros((len(specs), K))
     total_constant = np.zeros(K)
     wrss_constant = np.zeros(K)
@@ -419,17 +426,43 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
     return index, [s.terms[0] for s in specs], X[:, :, 1]
 
 
+def _line_scores(X: np.ndarray, lead: np.ndarray, late: np.ndarray, wanted: np.ndarray, stats: PointStats,
+                 options: FitOptions) -> Scored:
+    """`score(X, lead, stats, options)` (loo and wrss) of single terms on lines, except that the `late` terms (H,)
+    are scored only for the line-kernels where they matter: those `wanted` (K,), and those whose noise, without
+    repetitions, the smallest residual of a single term could set (`noise_and_penalty`: the other terms' least
+    residual is not yet at the noise floor). Elsewhere their scores are inf: such a kernel never picks them, and its
+    noise is the same to the bit.
+    """
+    if not late.any():
+        return score(X, lead, stats, options)
+    early = ~late
+    first = score(X[early], lead[early], stats, options)
+    with np.errstate(invalid="ignore"):
+        residual = np.min(first.wrss, axis=0, initial=np.inf) / max(1, X.shape[1] - 2)
+        rows = np.flatnonzero(wanted | ((stats.dof <= 0) & ~(residual <= options.noise_floor**2)))
+    loo = np.full((X.shape[0], wanted.size), np.inf)
+    wrss = np.full((X.shape[0], wanted.size), np.inf)
+    loo[early], wrss[early] = first.loo, first.wrss
+    if rows.size:
+        second = score(X[late], lead[late], stats.rows(rows), options)
+        terms = np.flatnonzero(late)[:, None]
+        loo[terms, rows], wrss[terms, rows] = second.loo, second.wrss
+    return Scored(loo, wrss, first.batch)
+
+
+def _lined(a: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """The values `a` (K, n) of K kernels on L lines `where` (L, n_line) as (L * K, n_line), line-major."""
+    return np.moveaxis(a[:, where], 1, 0).reshape(where.shape[0] * a.shape[0], where.shape[1])
+
+
 def _line_stats(stats: PointStats, where: np.ndarray) -> PointStats:
     """The statistics of K kernels on L lines `where` (L, n_line) as L * K kernels (line-major), each line's points
     weighed among themselves, as `PointStats.subset` weighs them."""
     L = where.shape[0]
-
-    def lined(a: np.ndarray) -> np.ndarray:
-        return np.moveaxis(a[:, where], 1, 0).reshape(L * a.shape[0], where.shape[1])
-
-    y = lined(stats.y)
-    return PointStats(y, y, np.tile(stats.sigma2, L), np.tile(stats.dof, L), lined(stats.reps),
-                      lined(stats.center)).subset()
+    y = _lined(stats.y, where)
+    return PointStats(y, y, np.tile(stats.sigma2, L), np.tile(stats.dof, L), _lined(stats.reps, where),
+                      _lined(stats.center, where)).subset()
 
 
 def _shapes(used: tuple[int, ...], max_terms: int) -> list[tuple[tuple[int, ...], ...]]:

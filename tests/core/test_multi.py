@@ -195,3 +195,57 @@ def test_exact_data_fit_few_slots_and_choose_as_the_full_search(monkeypatch) -> 
     assert plan is not None
     per_kernel = hypotheses(4, *plan)
     assert sum(fitted) < 0.05 * per_kernel * len(truths)
+
+
+def _line_candidates(monkeypatch, points, stats, param: int) -> tuple[tuple, tuple, float]:
+    """`_candidates` as it is, and scoring every term on every line: both results and the share of the work done."""
+    from scalecheck.core import multi
+
+    scored: list[int] = []
+    original = multi.score
+
+    def counted(X, lead, sub, options, exists=None):
+        scored.append(X.shape[0] * sub.y.shape[0])
+        return original(X, lead, sub, options, exists)
+
+    monkeypatch.setattr(multi, "score", counted)
+    split = multi._candidates(points, param, stats, FitOptions())
+    work = sum(scored)
+    scored.clear()
+    monkeypatch.setattr(multi, "_line_scores", lambda X, lead, late, wanted, sub, options: counted(X, lead, sub,
+                                                                                                   options))
+    everything = multi._candidates(points, param, stats, FitOptions())
+    share = work / sum(scored)
+    monkeypatch.undo()
+    return split, everything, share
+
+
+def test_falling_terms_are_scored_on_lines_only_where_they_can_count(monkeypatch, rng: np.random.Generator) -> None:
+    """Stage 1 scores the falling terms of a growing kernel only where its noise could come from them (no repetitions,
+    the rising terms' residual above the noise floor): its candidates stay those of scoring every term everywhere,
+    to the bit, with about half the work on growing kernels with repetitions."""
+    from scalecheck.core.modeler import _stack_values
+
+    points = np.array(GRID, dtype=float)
+    x, y = points.T
+    truths = [3 + 2 * x + 0.5 * y**2, 40 + 900 / x + 0 * y, 7 + 0 * x, 5 + x**2 + 30 * np.log2(x) + np.sqrt(y),
+              2 + 0.1 * x * y, 1e3 / np.sqrt(x * y), 9 + x**1.5 * np.log2(y)]
+    series = []
+    for k, truth in enumerate(truths):
+        reps = 1 if k in (2, 3, 5) else 5
+        values = truth[:, None] * (1 + rng.normal(0, 0.0 if k == 3 else 0.02, (points.shape[0], reps)))
+        series.append(Series(f"k{k}", "time", ("x", "y"), points, values))
+    stats = point_stats(_stack_values(series))
+    for param in range(2):
+        split, everything, _ = _line_candidates(monkeypatch, points, stats, param)
+        for ours, theirs in zip(split, everything):
+            np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    (index, terms, _), _, _ = _line_candidates(monkeypatch, points, stats, 0)
+    assert terms[index[1, 0]].order_in(0) == (-1, 0)  # 40 + 900 / x: its falling term is found
+    assert terms[index[5, 0]].order_in(0) == (F(-1, 2), 0)
+    assert terms[index[0, 0]].order_in(0) == (1, 0)
+    growing = point_stats(_stack_values([series[k] for k in (0, 4, 6)]))
+    for param in range(2):
+        split, everything, share = _line_candidates(monkeypatch, points, growing, param)
+        np.testing.assert_array_equal(split[0], everything[0])
+        assert share < 0.6
