@@ -15,7 +15,6 @@ commands check their outputs with `check_outputs` before they start working. std
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import stat
 from collections.abc import Iterator, Mapping, Sequence
@@ -79,7 +78,7 @@ def _write_temp(path: Path, text: str, temps: list[Path]) -> None:
     _check_output(path, None)
     folder = path.parent
     for _ in range(100):
-        temp = folder / f"{_shortened(path.name)}{TEMP_MARK}{secrets.token_hex(4)}{TEMP_SUFFIX}"
+        temp = folder / f"{_shortened(path.name)}{TEMP_MARK}{os.urandom(4).hex()}{TEMP_SUFFIX}"
         temps.append(temp)
         try:  # 0o666 less the umask, as for any file a program creates: a report is an ordinary file
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)

@@ -15,7 +15,7 @@ NOT_FOR_MODELING = ("git", "scalecheck.api", "scalecheck.history.store", "scalec
                     "scalecheck.core.measured", "scalecheck.core.bootstrap", "scalecheck.core.pair",
                     "scalecheck.core.cluster", "scalecheck.core.overhead", "scalecheck.formats.calibration",
                     "scalecheck.formats.processes", "scalecheck.report.html_report", "scipy.stats", "scipy.special", "jinja2",
-                    "matplotlib", "wcmatch")
+                    "matplotlib", "wcmatch", "numpy.ma", "secrets")
 
 
 def loaded_after(code: str, candidates: tuple[str, ...]) -> list[str]:
@@ -26,8 +26,14 @@ def loaded_after(code: str, candidates: tuple[str, ...]) -> list[str]:
     return list(json.loads(done.stdout.splitlines()[-1]))
 
 
-def test_model_command_loads_only_what_modeling_needs() -> None:
-    code = "from scalecheck.cli import main\nassert main(['model', 'examples/mpi_data_mean.txt']) == 0"
+def test_model_command_loads_only_what_modeling_needs(tmp_path: Path) -> None:
+    grid = tmp_path / "grid.txt"  # two parameters: the multi-parameter search too
+    points = [(x, y) for x in (2, 4, 8, 16, 32) for y in (10, 20, 30, 40, 50)]
+    grid.write_text("PARAMETER x\nPARAMETER y\nPOINTS " + " ".join(f"( {x} {y} )" for x, y in points)
+                    + "\nREGION k\nMETRIC time\n" + "".join(f"DATA {3 + x * y} {3.1 + x * y}\n" for x, y in points))
+    code = ("from scalecheck.cli import main\n"
+            f"assert main(['model', 'examples/mpi_data_mean.txt', '--json', {str(tmp_path / 'm.json')!r}]) == 0\n"
+            f"assert main(['model', {str(grid)!r}]) == 0")
     assert loaded_after(code, NOT_FOR_MODELING) == []
 
 

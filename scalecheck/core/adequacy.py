@@ -32,7 +32,7 @@ import numpy as np
 from scalecheck.core.fit import smape
 from scalecheck.core.search import (AGGREGATE_VARIANCE, nan_median, pair_differences, point_stats, relative_scale,
                                     spread)
-from scalecheck.data.measurement import Series
+from scalecheck.data.measurement import Series, distinct
 from scalecheck.data.outcome import KernelModel
 
 TREND_LEVEL = 1e-3  # one-sided level of the trend test
@@ -146,7 +146,7 @@ def _model_rise(x: np.ndarray, fitted: np.ndarray) -> np.ndarray:
 def _trend_p(x: np.ndarray, values: np.ndarray) -> float:
     """One-sided p-value that the repetitions do not rise with `x` (Kendall's S, normal approximation with the
     continuity correction and the variance for ties in x; ties in the values make it conservative)."""
-    groups = [np.sort(values[x == v][~np.isnan(values[x == v])]) for v in np.unique(x)]
+    groups = [np.sort(values[x == v][~np.isnan(values[x == v])]) for v in distinct(x)]
     groups = [g for g in groups if g.size]
     sizes = np.array([g.size for g in groups], dtype=float)
     total = float(sizes.sum())

@@ -30,6 +30,7 @@ import numpy as np
 
 from scalecheck.core.search import MAX_MAGNITUDE, FitOptions, PointStats, criterion, decide, point_stats, score
 from scalecheck.data.exponents import falling
+from scalecheck.data.measurement import distinct
 from scalecheck.data.spec import Exponents, Factor, ModelSpec, Term
 
 STEPS = 2  # neighbours this many steps up and down the ordered building blocks
@@ -230,7 +231,7 @@ def resample_rounds(values: np.ndarray, rounds: np.ndarray, count: int, rng: np.
     """
     n, r = values.shape
     present = ~np.isnan(values)
-    ids = np.unique(rounds[present])
+    ids = distinct(rounds[present])
     which = np.searchsorted(ids, np.where(present, rounds, ids[0])).astype(int)  # (n, r) index of the round
     counts = np.zeros((n, ids.size), dtype=int)
     rows = np.broadcast_to(np.arange(n)[:, None], (n, r))

@@ -49,7 +49,7 @@ from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.core.side import Side, fit_side, prepare_side, restricted_test
 from scalecheck.data.growth import exceeds
-from scalecheck.data.measurement import AGGREGATES, Series, name_hash
+from scalecheck.data.measurement import AGGREGATES, Series, name_hash, distinct
 from scalecheck.data.outcome import FittedModel, KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec
 
@@ -166,7 +166,7 @@ def _halves(series: Series) -> list[tuple[Series, np.ndarray]]:
     """`series` restricted to the first and to the second half of its rounds (in the order of their numbers),
     each with the rows it keeps (values packed to the left, NaN-padded)."""
     assert series.rounds is not None
-    ids = np.unique(series.rounds[~np.isnan(series.rounds)])
+    ids = distinct(series.rounds[~np.isnan(series.rounds)])
     out = []
     for half in (ids[: ids.size // 2], ids[ids.size // 2:]):
         mask = np.isin(series.rounds, half) & ~np.isnan(series.values)

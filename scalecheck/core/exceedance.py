@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scalecheck.core.tmax import DEFAULT_QUANTILE, MIN_VALUES, NoiseOptions, fit_noise_batch
+from scalecheck.data.measurement import distinct
 from scalecheck.data.noise import EMPIRICAL, FAMILIES
 
 _CHUNK_ROWS = 100_000  # permuted samples dealt and fitted per batch: bounds memory
@@ -127,7 +128,7 @@ def exceedance_tests(kernels: Sequence[Sequence[Pair]], options: ExceedanceOptio
     # the tail honest: with the plain estimate, p-values below 0.01 come out up to 3 times too often
     inflate = (options.permutations - 1) / float(stats.chi2.ppf(_VARIANCE_LEVEL, options.permutations - 1))
     permuted = _permuted_counts(base, cand, owners, rngs, options, noise)  # (points, B)
-    for index in np.unique(owners):
+    for index in distinct(owners):
         mine = np.flatnonzero(owners == index)
         total = permuted[mine].sum(axis=0)
         n = int(sum(cand[j].size for j in mine))
@@ -159,7 +160,7 @@ def _permuted_counts(base: Sequence[np.ndarray], cand: Sequence[np.ndarray], own
     per_kernel = np.bincount(owners)
     group: list[int] = []
     rows = 0
-    for index in np.unique(owners):
+    for index in distinct(owners):
         group.append(int(index))
         rows += int(per_kernel[index]) * options.permutations
         if rows >= _CHUNK_ROWS:

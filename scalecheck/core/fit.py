@@ -16,6 +16,8 @@ _CHUNK_ELEMENTS = 4_000_000
 _MIN_DETERMINANT = 1e-12
 # A point with leverage this close to 1 alone determines a coefficient: its leave-one-out prediction is undefined.
 _MAX_LEVERAGE = 1.0 - 1e-9
+# A design shared by all kernels on up to this many points is fitted point by point (`_by_points`)
+POINT_BY_POINT = 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,22 +136,64 @@ def _fit_products(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> BatchFit | Non
     columns = [design[..., i] if shared > 1 else design[:, None, :, i] for i in range(k)]  # (H, 1 or K, n) each
     with np.errstate(over="ignore", invalid="ignore"):
         b = [np.einsum(along, wy, design[..., i]) / norms[i] for i in range(k)]
-        coef = np.stack([sum(A_inv[i, j] * b[j] for j in range(k)) / norms[i] for i in range(k)], axis=2)  # (H, K, k)
+        terms = [sum(A_inv[i, j] * b[j] for j in range(k)) / norms[i] for i in range(k)]  # (H, K) each
+        coef = np.stack(terms, axis=2)  # (H, K, k)
+        scaled = [A_inv[i, j] / (norms[i] * norms[j]) * (1.0 if i == j else 2.0) for i, j in pairs]
+    if shared == 1 and n <= POINT_BY_POINT:
+        return _by_points(design, y, w, coef, terms, products, scaled, valid)
+    with np.errstate(over="ignore", invalid="ignore"):
         fitted = coef[:, :, 0, None] * columns[0]
         for i in range(1, k):
             fitted += coef[:, :, i, None] * columns[i]  # (H, K, n)
     valid &= np.all(np.isfinite(fitted), axis=2)
     leverage = np.zeros(fitted.shape)
     with np.errstate(over="ignore", invalid="ignore"):
-        for q, (i, j) in enumerate(pairs):  # A^-1 in the units of the design; an off-diagonal pair counts twice
-            scaled = A_inv[i, j] / (norms[i] * norms[j]) * (1.0 if i == j else 2.0)
-            leverage += scaled[..., None] * (products[q] if shared > 1 else products[q][:, None])
+        for q in range(len(pairs)):  # A^-1 in the units of the design; an off-diagonal pair counts twice
+            leverage += scaled[q][..., None] * (products[q] if shared > 1 else products[q][:, None])
         leverage *= w[None]
     defined = leverage < _MAX_LEVERAGE
     valid &= np.all(defined, axis=2)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         loo = np.where(defined, y[None] - (y[None] - fitted) / (1.0 - leverage), np.nan)
     return BatchFit(coef, fitted, loo, valid)
+
+
+def _by_points(design: np.ndarray, y: np.ndarray, w: np.ndarray, coef: np.ndarray, terms: list[np.ndarray],
+               products: list[np.ndarray], scaled: list[np.ndarray], valid: np.ndarray) -> BatchFit:
+    """The rest of `_fit_products` for a design (H, n, k) that all K kernels share, point by point: each point's
+    fitted values, leverages and leave-one-out predictions are (H, K) arrays, laid out point-major, so that numpy's
+    loops run along the kernels, not along a few points. The same operations on the same values: the same bits.
+
+    `terms` are the columns (H, K) of `coef` (H, K, k), `products` the (H, n) products of design columns (pairs
+    i <= j), `scaled` the matching (H, K) entries of the inverse normal matrix in the design's units (off-diagonal
+    ones doubled). The fitted values and leave-one-out
+    predictions returned are (H, K, n) views of point-major arrays.
+    """
+    H, n, k = design.shape
+    K = y.shape[0]
+    fitted, loo = np.empty((n, H, K)), np.empty((n, H, K))
+    leverage = np.empty((H, K))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for point in range(n):
+            value = fitted[point]
+            np.multiply(terms[0], design[:, point, 0, None], out=value)
+            for i in range(1, k):
+                value += terms[i] * design[:, point, i, None]
+            valid &= np.isfinite(value)
+            leverage.fill(0.0)
+            for q, product in enumerate(products):
+                leverage += scaled[q] * product[:, point, None]
+            leverage *= w[:, point]
+            defined = leverage < _MAX_LEVERAGE
+            valid &= defined
+            at = y[:, point]
+            loo[point] = np.where(defined, at - (at - value) / (1.0 - leverage), np.nan)
+    return BatchFit(coef, np.moveaxis(fitted, 0, 2), np.moveaxis(loo, 0, 2), valid)
+
+
+def point_major(values: np.ndarray) -> bool:
+    """Whether `values` (..., n) is laid out point by point: its last axis the slowest (`_by_points`)."""
+    return values.ndim > 1 and np.moveaxis(values, -1, 0).flags.c_contiguous
 
 
 def _norms(cols: np.ndarray) -> np.ndarray:
@@ -182,8 +226,7 @@ def _inverse(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if k == 2:
             det = A[0, 0] * A[1, 1] - A[0, 1] ** 2
             safe = np.where(det > _MIN_DETERMINANT, det, 1.0)
-            inv = np.stack([np.stack([A[1, 1], -A[0, 1]]), np.stack([-A[0, 1], A[0, 0]])]) / safe
-            return inv, det
+            return _symmetric([[A[1, 1], -A[0, 1]], [-A[0, 1], A[0, 0]]], safe), det
         if k == 3:
             c00 = A[1, 1] * A[2, 2] - A[1, 2] ** 2
             c01 = A[0, 2] * A[1, 2] - A[0, 1] * A[2, 2]
@@ -193,13 +236,22 @@ def _inverse(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             c22 = A[0, 0] * A[1, 1] - A[0, 1] ** 2
             det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
             safe = np.where(det > _MIN_DETERMINANT, det, 1.0)
-            inv = np.stack([np.stack([c00, c01, c02]), np.stack([c01, c11, c12]), np.stack([c02, c12, c22])]) / safe
-            return inv, det
+            return _symmetric([[c00, c01, c02], [c01, c11, c12], [c02, c12, c22]], safe), det
     stacked = np.moveaxis(A, (0, 1), (-2, -1))
     det = np.linalg.det(stacked)
     ok = det > _MIN_DETERMINANT
     inv = np.linalg.inv(np.where(ok[..., None, None], stacked, np.eye(k)))
     return np.moveaxis(inv, (-2, -1), (0, 1)), det
+
+
+def _symmetric(entries: list[list[np.ndarray]], scale: np.ndarray) -> np.ndarray:
+    """The (k, k, ...) array of `entries` (k lists of k arrays) divided by `scale`: each entry divided once."""
+    k = len(entries)
+    out = np.empty((k, k) + np.shape(scale))
+    for i in range(k):
+        for j in range(k):
+            np.divide(entries[i][j], scale, out=out[i, j])
+    return out
 
 
 def smape(y: np.ndarray, prediction: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from scalecheck.core.exceedance import ExceedanceOptions, exceedance_tests
 from scalecheck.core.search import nan_median, out_of_range, outliers
-from scalecheck.data.measurement import Series, is_time_metric, name_hash
+from scalecheck.data.measurement import Series, is_time_metric, name_hash, distinct
 from scalecheck.data.outcome import Segment
 from scalecheck.data.verdict import Finding, PendingFinding
 
@@ -585,7 +585,7 @@ def round_levels(pair: SeriesPair, shared: list[tuple[int, int]]) -> RoundLevels
     for values, rounds in sides:
         assert rounds is not None
         per_round = []
-        for number in np.unique(rounds[~np.isnan(rounds) & ~np.isnan(values)]):
+        for number in distinct(rounds[~np.isnan(rounds) & ~np.isnan(values)]):
             with np.errstate(all="ignore"):  # a point this round did not measure: NaN; a value <= 0: no log
                 logs = np.log(nan_median(np.where(rounds == number, values, np.nan))) - pooled
             logs = logs[np.isfinite(logs)]

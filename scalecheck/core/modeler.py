@@ -25,7 +25,7 @@ from scalecheck.core.multi import fit_multi_parameter, inseparable_parameters, m
 from scalecheck.core.search import (MAX_MAGNITUDE, MIN_MAGNITUDE, OUT_OF_RANGE, FitOptions, PointStats, Selection,
                                     choose_one_parameter, out_of_range, point_stats)
 from scalecheck.core.segment import Boundary, SegmentOptions, segment_kernels
-from scalecheck.data.measurement import Series
+from scalecheck.data.measurement import Series, distinct
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, Scores, Segment
 from scalecheck.data.spec import ModelSpec
 
@@ -208,9 +208,9 @@ def _checked(group: list[Series], models: list[KernelModel], chosen: Selection, 
 def _unmodelable(points: np.ndarray, parameters: tuple[str, ...], options: FitOptions) -> tuple[str, str] | None:
     """(status, note) explaining why kernels measured at `points` cannot be modeled, or None if they can."""
     for k, name in enumerate(parameters):
-        distinct = np.unique(points[:, k]).size
-        if distinct < options.min_distinct_values:
-            return ("insufficient", f"{distinct} distinct value(s) of {name}, a model needs at least "
+        count = distinct(points[:, k]).size
+        if count < options.min_distinct_values:
+            return ("insufficient", f"{count} distinct value(s) of {name}, a model needs at least "
                     f"{options.min_distinct_values}: measure more values of {name}")
         if np.any(points[:, k] < 0):
             return ("insufficient", f"parameter {name} has negative values; performance models need parameter "

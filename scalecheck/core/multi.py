@@ -23,6 +23,7 @@ import numpy as np
 from scalecheck.core.search import (FitOptions, PointStats, Scored, Selection, constant_test, criterion, decide, design,
                                     falling_values, noise_and_penalty, residual_size, score, single_parameter_specs,
                                     smallest_term, terms_allowed, with_falling)
+from scalecheck.data.measurement import distinct
 from scalecheck.data.spec import ModelSpec, Term
 
 # Stage-2 hypotheses tried at most. Up to three parameters the full search fits (1,359 with three candidates per
@@ -71,7 +72,7 @@ def lines(points: np.ndarray, param: int, min_values: int) -> list[np.ndarray]:
     out = []
     for group in range(label.max() + 1):
         index = np.flatnonzero(label.ravel() == group)
-        if np.unique(points[index, param]).size >= min_values:
+        if distinct(points[index, param]).size >= min_values:
             out.append(index)
     return out
 
@@ -142,7 +143,7 @@ def fit_multi_parameter(points: np.ndarray, stats: PointStats, options: FitOptio
     chosen = Selection((), np.arange(K), np.zeros((K, width)), np.empty((K, n)), np.empty((K, n)), fallback)
     # The winners are fitted again, all of one size against every kernel at once.
     for size in sorted(set(sizes[best].tolist())):
-        winners = np.unique(best[sizes[best] == size])
+        winners = distinct(best[sizes[best] == size])
         batch = constant.batch if size == 0 else slots.score_rows(winners, stats, options).batch
         kernels = np.flatnonzero(sizes[best] == size)
         local = np.searchsorted(winners, best[kernels])

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scalecheck.core.tmax import NoiseOptions, fit_noise_batch
+from scalecheck.data.measurement import distinct
 from scalecheck.data.overhead import INTERPOLATIONS, Calibration, EventTrace, OverheadRow, OverheadTable, Profile
 from scalecheck.errors import InputError, Location, ModelingError
 
@@ -45,8 +46,8 @@ def build_profiles(calibration: Calibration, options: NoiseOptions = NoiseOption
     profiles = []
     for operation in calibration.operations:
         rows = [r for r, s in enumerate(samples) if s.operation == operation]
-        processes = np.unique([samples[r].processes for r in rows]).astype(float)
-        sizes = np.unique([samples[r].size for r in rows]).astype(float)
+        processes = distinct([samples[r].processes for r in rows]).astype(float)
+        sizes = distinct([samples[r].size for r in rows]).astype(float)
         where = {(float(samples[r].processes), float(samples[r].size)): r for r in rows}
         missing = [(p, b) for p in processes for b in sizes if (p, b) not in where]
         if missing:

@@ -16,6 +16,7 @@ from scalecheck.core.bootstrap import Resampled, common_choice
 from scalecheck.core.measured import Key, SeriesPair, log_sizes, ratio_of, row_medians
 from scalecheck.core.side import Side, SideFit
 from scalecheck.data.growth import exceeds
+from scalecheck.data.measurement import distinct
 from scalecheck.data.spec import Exponents, ModelSpec
 
 
@@ -274,7 +275,7 @@ def _rejects(one: Resampled, common: int, searched: int) -> float:
 
 def _round_counts(b: Side, c: Side) -> list[int]:
     """Rounds of each side that has them."""
-    return [int(np.unique(s.rounds[~np.isnan(s.rounds)]).size) for s in (b, c) if s.rounds is not None]
+    return [int(distinct(s.rounds[~np.isnan(s.rounds)]).size) for s in (b, c) if s.rounds is not None]
 
 
 def _few_rounds(b: Side, c: Side) -> _RoundsCorrection:

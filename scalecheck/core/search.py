@@ -35,12 +35,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from scalecheck.core.fit import BatchFit, fit_batch
+from scalecheck.core.fit import BatchFit, fit_batch, point_major
 from scalecheck.core.options import FitOptions as FitOptions  # re-exported: the search's options
 from scalecheck.core.tmax import DEFAULT_QUANTILE, tmax
 from scalecheck.core.trend import trend_p_values
 from scalecheck.data.exponents import falling
-from scalecheck.data.measurement import AGGREGATES
+from scalecheck.data.measurement import AGGREGATES, distinct
 from scalecheck.data.spec import Exponents, ModelSpec, Term, single_term
 from scalecheck.names import AGGREGATE_NAMES as AGGREGATE_NAMES  # re-exported: what `aggregate` may name
 
@@ -459,7 +459,13 @@ def _row_sum(values: np.ndarray) -> np.ndarray:
     if (not values.flags.c_contiguous or values.dtype != np.float64 or not 0 < r <= _PAIRWISE_BLOCK
             or values.size < _COLUMN_ROWS * r * r):
         return np.asarray(np.sum(values, axis=-1))
-    columns = [values[..., j] for j in range(r)]
+    return _column_sum([values[..., j] for j in range(r)])
+
+
+def _column_sum(columns: list[np.ndarray]) -> np.ndarray:
+    """What np.sum(values, axis=-1) gives for the C-contiguous array `values` whose last axis holds `columns` (1 to
+    `_PAIRWISE_BLOCK` float64 arrays of one shape), in its order of additions (`_row_sum`)."""
+    r = len(columns)
     if r < 8:
         total = columns[0] + 0.0
         for column in columns[1:]:
@@ -505,7 +511,7 @@ def single_parameter_specs(x: np.ndarray, options: FitOptions, param: int = 0) -
         blocks = [b for b in blocks if b[0] >= 0]
     terms = [single_term(param, b) for b in blocks]
     specs = [ModelSpec()] + [ModelSpec((t,)) for t in terms]
-    n_terms = terms_allowed(np.unique(x).size, options.max_terms)
+    n_terms = terms_allowed(distinct(x).size, options.max_terms)
     for size in range(2, n_terms + 1):
         specs += [ModelSpec(combo) for combo in itertools.combinations(terms, size)]
     return specs if n_terms >= 1 else specs[:1]
@@ -669,10 +675,15 @@ def score(X: np.ndarray, lead: np.ndarray, stats: PointStats, options: FitOption
     eligible = batch.valid & _eligible(X, lead, batch, options, smallest_term(stats, options))
     if exists is not None:
         eligible &= exists
-    resid_w = stats.weights[None] * (stats.y[None] - batch.fitted) ** 2
-    press_w = stats.weights[None] * (stats.y[None] - batch.loo) ** 2
-    return Scored(np.where(eligible, _row_sum(press_w), np.inf), np.where(eligible, _row_sum(resid_w), np.inf),
-                  batch)
+    w, y = stats.weights, stats.y
+    if point_major(batch.fitted):  # a shared design on a few points (`fit.POINT_BY_POINT`): (H, K) per point
+        points = range(y.shape[1])
+        resid = _column_sum([w[:, i] * (y[:, i] - batch.fitted[:, :, i]) ** 2 for i in points])
+        press = _column_sum([w[:, i] * (y[:, i] - batch.loo[:, :, i]) ** 2 for i in points])
+    else:
+        resid = _row_sum(w[None] * (y[None] - batch.fitted) ** 2)
+        press = _row_sum(w[None] * (y[None] - batch.loo) ** 2)
+    return Scored(np.where(eligible, press, np.inf), np.where(eligible, resid, np.inf), batch)
 
 
 def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats, options: FitOptions,
@@ -728,7 +739,7 @@ def residual_basis(wrss: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
 
 def residual_size(sizes: np.ndarray, n: int) -> int:
     """The number of terms of the hypotheses whose in-sample errors stand in for the pure error (`residual_basis`)."""
-    rich = [size for size in np.unique(sizes).tolist() if size >= 1 and n - 1 - size >= RESIDUAL_DOF]
+    rich = [size for size in distinct(sizes).tolist() if size >= 1 and n - 1 - size >= RESIDUAL_DOF]
     return int(max(rich, default=1))
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scalecheck.data.measurement import Series
+from scalecheck.data.measurement import Series, distinct
 from scalecheck.data.outcome import KernelModel, ModelTable
 from scalecheck.data.verdict import Finding, KernelComparison, Verdict
 
@@ -116,7 +116,7 @@ def plot_grid(series: Series, target: Mapping[str, float] | None) -> tuple[int, 
     smallest measured value to the target (or the largest measured value), evenly on a log scale.
     """
     points = series.points
-    axis = int(np.argmax([np.unique(points[:, k]).size for k in range(points.shape[1])]))
+    axis = int(np.argmax([distinct(points[:, k]).size for k in range(points.shape[1])]))
     fixed = _fixed(points, axis)
     low, high = float(np.min(points[:, axis])), float(np.max(points[:, axis]))
     if target is not None:

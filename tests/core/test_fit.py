@@ -110,3 +110,36 @@ def test_fit_batch_rejects_terms_beyond_the_floats_without_warnings() -> None:
     assert batch.valid[:, 0].tolist() == [True, True, False]
     np.testing.assert_allclose(batch.coef[1, 0], [10, 1e-160], rtol=1e-9)
     assert np.all(np.isfinite(batch.coef)) and np.all(np.isfinite(batch.fitted[:2]))
+
+
+def test_a_shared_design_on_a_few_points_is_fitted_point_by_point_to_the_same_bits(monkeypatch,
+                                                                                  rng: np.random.Generator) -> None:
+    """Up to `POINT_BY_POINT` points, a design all kernels share is fitted point by point (point-major arrays, loops
+    along the kernels): the same values, to the bit, as the kernel-major layout, and the same scores."""
+    from scalecheck.core import fit
+    from scalecheck.core.fit import point_major
+    from scalecheck.core.search import FitOptions, point_stats, score
+
+    for n in (3, 5, 8, 16):
+        x = 2.0 ** np.arange(1, n + 1)
+        ones = np.ones_like(x)
+        designs = [np.stack([np.stack([ones], 1)]), _designs(x),
+                   np.stack([np.stack([ones, x, x**2], 1), np.stack([ones, x**0.5, x * np.log2(x)], 1)])]
+        values = rng.lognormal(0, 0.3, (40, n, 3)) * (1 + x[None, :, None])
+        values[3, 1] = 7.0  # no spread at one point
+        values[5] = 2.0  # a constant
+        values[6, :, 1:] = np.nan  # one repetition
+        stats = point_stats(values)
+        for X in designs:
+            lead = np.zeros((X.shape[0], X.shape[2]), dtype=bool)
+            lead[:, -1] = X.shape[2] > 1
+            by_points, scored = fit.fit_batch(X, stats.y, stats.weights), score(X, lead, stats, FitOptions())
+            monkeypatch.setattr(fit, "POINT_BY_POINT", 0)
+            by_kernels, reference = fit.fit_batch(X, stats.y, stats.weights), score(X, lead, stats, FitOptions())
+            monkeypatch.undo()
+            assert point_major(by_points.fitted) and point_major(by_points.loo)
+            assert not point_major(by_kernels.fitted)
+            for field in ("coef", "fitted", "loo", "valid"):
+                np.testing.assert_array_equal(getattr(by_points, field), getattr(by_kernels, field))
+            np.testing.assert_array_equal(scored.loo, reference.loo)
+            np.testing.assert_array_equal(scored.wrss, reference.wrss)
