@@ -37,6 +37,7 @@ format (both tools read it). The check pairs measure every kernel twice with ind
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import platform
 import re
@@ -490,6 +491,13 @@ def _load() -> str:
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
 
 
+def _compile_bytecode() -> None:
+    """Compile this checkout's modules, as installing the package does (Extra-P's venv has its bytecode): with
+    PYTHONDONTWRITEBYTECODE set, every child would otherwise compile each module it loads, at start-up."""
+    if not compileall.compile_dir(str(ROOT / "scalecheck"), quiet=1):
+        print("speed.py: could not compile scalecheck's bytecode: start-up figures include compiling it")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -511,6 +519,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{exe and extrap_version(exe) or 'Extra-P not installed'}, seed {args.seed}, {repeat} run(s) per "
           f"command{', quick sizes' if args.quick else ''}; {_load()}", flush=True)
     start = time.perf_counter()
+    _compile_bytecode()
     with tempfile.TemporaryDirectory(prefix="scalecheck-speed-") as tmp:
         runner = Runner(Path(tmp), int(args.memory_cap * GB), args.timeout, _child_env())
         bench = Bench(runner, np.random.default_rng(args.seed), QUICK if args.quick else Sizes(), repeat, exe,
