@@ -27,7 +27,7 @@ from scalecheck.core.search import (MAX_MAGNITUDE, MIN_MAGNITUDE, OUT_OF_RANGE, 
 from scalecheck.core.segment import Boundary, SegmentOptions, segment_kernels
 from scalecheck.data.measurement import Series, distinct
 from scalecheck.data.outcome import ChangePoint, FittedModel, KernelModel, Scores, Segment
-from scalecheck.data.spec import ModelSpec
+from scalecheck.data.spec import ModelSpec, Term
 
 # Repetitions modeled in one batch of kernels (`kernels_per_batch`), and the fewest kernels of a batch.
 BATCH_VALUES = 2**16
@@ -191,9 +191,15 @@ def _checked(group: list[Series], models: list[KernelModel], chosen: Selection, 
         for h in sorted(by_index, key=lambda h: by_index[h][0]):  # equal specs together, in order of first use
             by_spec.setdefault(chosen.specs[h], []).extend(by_index[h])
         by_spec = {spec: sorted(rows) for spec, rows in by_spec.items()}
-        for spec, rows in by_spec.items():  # one basis per spec, not one per kernel
-            coef = chosen.coef[np.array(whole)[rows], : 1 + spec.n_terms]
-            fitted[rows] = coef @ spec.basis(points).T
+        kernels = np.array(whole)
+        columns: dict[Term, np.ndarray] = {}  # each distinct term evaluated once, as `ModelSpec.basis` does
+        ones = np.ones(points.shape[0])
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            for spec, rows in by_spec.items():  # one basis per spec, not one per kernel
+                basis = np.stack([ones] + [columns[term] if term in columns else
+                                           columns.setdefault(term, term.evaluate(points)) for term in spec.terms],
+                                 axis=1)
+                fitted[rows] = chosen.coef[kernels[rows], : 1 + spec.n_terms] @ basis.T
         width = max(group[k].values.shape[1] for k in whole)
         found = contradictions(points, values[whole][:, :, :width], fitted, aggregate, group[0].parameters)
         for k, note in zip(whole, found):

@@ -32,7 +32,10 @@ from scalecheck.data.spec import ModelSpec, Term
 # together do not fit even then, and are not modeled.
 SEARCH_BUDGET = 2_500
 CHUNK_VALUES = 2**21  # design-matrix values scored at once (16 MB, and a few times that for the fits)
-LINE_VALUES = 2**16  # stage 1: (line, kernel, point, hypothesis) values scored at once
+# Stage 1 scores the lines of a parameter a few at a time: about LINE_PAIRS (hypothesis, line, kernel) triples, so that
+# the arrays of one point stay in a core's cache (`fit._by_points`), and at most LINE_VALUES values with the points.
+LINE_PAIRS = 2**15
+LINE_VALUES = 2**21
 
 
 def most_parameters() -> int:
@@ -384,7 +387,7 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
     chunks: list[tuple[list[int], np.ndarray]] = []
     for numbers in by_values.values():
         index = found[numbers[0]]
-        step = max(1, LINE_VALUES // (K * index.size * len(specs)))
+        step = max(1, min(LINE_PAIRS // (K * len(specs)), LINE_VALUES // (K * index.size * len(specs))))
         for start in range(0, len(numbers), step):
             chunk = numbers[start : start + step]
             chunks.append((chunk, index))
