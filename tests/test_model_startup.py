@@ -69,3 +69,15 @@ def test_commands_compute_with_one_blas_thread_and_run_commands_with_the_users_e
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "1 unset"  # no BLAS thread beside the main one; the variable is gone
     assert set(seen.read_text().split()) == {"unset"}  # the measured command never saw it
+
+
+def test_a_fresh_command_freezes_what_it_loaded_and_a_caller_of_main_is_left_as_it_is() -> None:
+    probe = ("import gc, json\nfrom scalecheck.cli import main\nassert main(['model', 'examples/mpi_data_mean.txt']) == 0\n"
+             "print(json.dumps(gc.get_freeze_count()))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) > 10_000  # numpy's, scipy's and scalecheck's objects
+    loaded = "import numpy\n" + probe  # numpy loaded first: the caller's process, not frozen
+    done = subprocess.run([sys.executable, "-c", loaded], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == 0
