@@ -15,7 +15,7 @@ NOT_FOR_MODELING = ("git", "scalecheck.api", "scalecheck.history.store", "scalec
                     "scalecheck.core.measured", "scalecheck.core.bootstrap", "scalecheck.core.pair",
                     "scalecheck.core.cluster", "scalecheck.core.overhead", "scalecheck.formats.calibration",
                     "scalecheck.formats.processes", "scalecheck.report.html_report", "scipy.stats", "scipy.special", "jinja2",
-                    "matplotlib", "wcmatch", "numpy.ma", "secrets")
+                    "matplotlib", "wcmatch", "numpy.ma", "secrets", "scalecheck.data.verdict", "traceback")
 
 
 def loaded_after(code: str, candidates: tuple[str, ...]) -> list[str]:

@@ -14,7 +14,6 @@ import os
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -93,6 +92,8 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"scalecheck: error: {err}", file=sys.stderr)
         return USAGE_ERROR
     except Exception:  # noqa: BLE001 - the one place that turns a crash into exit status 3
+        import traceback
+
         traceback.print_exc()
         print("scalecheck: internal error - please report it with the traceback above", file=sys.stderr)
         return INTERNAL_ERROR

@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scalecheck.data.measurement import Series, distinct
 from scalecheck.data.outcome import KernelModel, ModelTable
-from scalecheck.data.verdict import Finding, KernelComparison, Verdict
+
+if TYPE_CHECKING:  # annotations only: a modeling run does not load the verdict's records
+    from scalecheck.data.verdict import Finding, KernelComparison, Verdict
 
 Key = tuple[str, str]  # (kernel, metric)
 GRID_POINTS = 80
