@@ -6,9 +6,10 @@ design matrix) serves every kernel measured on the same points.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -24,10 +25,22 @@ def format_exponent(value: Fraction) -> str:
         return f"^{value.numerator}"
     return f"^({value.numerator}/{value.denominator})"
 
+def _cached_hash(record: Any) -> int:
+    """The hash of a frozen record, as the dataclass computes it (the hash of its fields' tuple, so sets and dicts
+    order records as they always did), computed once: terms and models are dictionary keys all through a search, and
+    hashing their fractions again each time cost a share of every fit."""
+    found = record.__dict__.get("_hash")
+    if found is None:
+        found = hash(tuple(getattr(record, f.name) for f in fields(record)))
+        object.__setattr__(record, "_hash", found)
+    return int(found)
+
 
 @dataclass(frozen=True, order=True)
 class Factor:
     """x_param^exponent * log2(x_param)^log_exponent for one parameter (by index)."""
+
+    __hash__ = _cached_hash
 
     param: int
     exponent: Fraction
@@ -57,6 +70,8 @@ class Factor:
 @dataclass(frozen=True, order=True)
 class Term:
     """A product of factors over distinct parameters, sorted by parameter index."""
+
+    __hash__ = _cached_hash
 
     factors: tuple[Factor, ...]
 
@@ -91,6 +106,8 @@ class Term:
 @dataclass(frozen=True)
 class ModelSpec:
     """A PMNF hypothesis: c0 + sum_k c_k * term_k. The constant model has no terms."""
+
+    __hash__ = _cached_hash
 
     terms: tuple[Term, ...] = ()
 
