@@ -249,3 +249,28 @@ def test_falling_terms_are_scored_on_lines_only_where_they_can_count(monkeypatch
         split, everything, share = _line_candidates(monkeypatch, points, growing, param)
         np.testing.assert_array_equal(split[0], everything[0])
         assert share < 0.6
+
+
+def test_stage_one_is_the_same_however_many_lines_it_scores_at_once(monkeypatch, rng: np.random.Generator) -> None:
+    """Lines are scored a few at a time (`LINE_PAIRS`): one at a time or all at once, the candidates are the same."""
+    from scalecheck.core import multi
+    from scalecheck.core.modeler import _stack_values
+
+    points = np.array(GRID, dtype=float)
+    x, y = points.T
+    series = []
+    for k in range(30):
+        truth = rng.uniform(1, 50) + rng.uniform(0.1, 2) * x ** rng.choice([0.5, 1, 1.5]) * y ** rng.choice([0, 1])
+        reps = 1 if k % 4 == 0 else 4
+        values = truth[:, None] * (1 + rng.normal(0, 0.03, (points.shape[0], reps)))
+        series.append(Series(f"k{k}", "time", ("x", "y"), points, values))
+    stats = point_stats(_stack_values(series))
+    for param in range(2):
+        together = multi._candidates(points, param, stats, FitOptions())
+        monkeypatch.setattr(multi, "LINE_PAIRS", 1)
+        alone = multi._candidates(points, param, stats, FitOptions())
+        monkeypatch.undo()
+        for ours, theirs in zip(together, alone):
+            np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    chosen = fit_multi_parameter(points, stats, FitOptions())
+    assert sum(spec.n_terms > 0 for spec in chosen.chosen()) >= 25
