@@ -192,8 +192,9 @@ def _by_points(design: np.ndarray, y: np.ndarray, w: np.ndarray, coef: np.ndarra
 
 
 def point_major(values: np.ndarray) -> bool:
-    """Whether `values` (..., n) is laid out point by point: its last axis the slowest (`_by_points`)."""
-    return values.ndim > 1 and np.moveaxis(values, -1, 0).flags.c_contiguous
+    """Whether `values` (..., n) may be taken point by point, as `_by_points` lays its results out: at most
+    `POINT_BY_POINT` points, the last axis the slowest (a single row of many points is C-contiguous both ways)."""
+    return 1 < values.ndim and values.shape[-1] <= POINT_BY_POINT and np.moveaxis(values, -1, 0).flags.c_contiguous
 
 
 def _norms(cols: np.ndarray) -> np.ndarray:

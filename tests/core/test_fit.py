@@ -143,3 +143,19 @@ def test_a_shared_design_on_a_few_points_is_fitted_point_by_point_to_the_same_bi
                 np.testing.assert_array_equal(getattr(by_points, field), getattr(by_kernels, field))
             np.testing.assert_array_equal(scored.loo, reference.loo)
             np.testing.assert_array_equal(scored.wrss, reference.wrss)
+
+
+def test_a_single_fit_on_many_points_is_scored_along_its_points(rng: np.random.Generator) -> None:
+    """One hypothesis and one kernel on many points: a (1, 1, n) array is C-contiguous both ways, but it is not the
+    point-by-point layout; its scores are numpy's sums (pairwise beyond 128 values) to the bit."""
+    from scalecheck.core.fit import point_major
+    from scalecheck.core.search import FitOptions, point_stats, score
+
+    x = np.linspace(1, 1000, 3000)
+    X = np.stack([np.stack([np.ones_like(x), x], 1)])
+    stats = point_stats((3 + x)[None, :, None] * rng.lognormal(0, 0.05, (1, x.size, 3)))
+    batch = fit_batch(X, stats.y, stats.weights)
+    assert not point_major(batch.fitted) and point_major(np.zeros((1, 1, 16))) and not point_major(np.zeros((2, 3, 17)))
+    scored = score(X, np.array([[False, True]]), stats, FitOptions())
+    np.testing.assert_array_equal(scored.wrss, np.sum(stats.weights[None] * (stats.y[None] - batch.fitted) ** 2, axis=-1))
+    np.testing.assert_array_equal(scored.loo, np.sum(stats.weights[None] * (stats.y[None] - batch.loo) ** 2, axis=-1))
