@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_FOR_MODELING = ("git", "scalecheck.api", "scalecheck.history.store", "scalecheck.core.compare",
                     "scalecheck.core.measured", "scalecheck.core.bootstrap", "scalecheck.core.pair",
                     "scalecheck.core.cluster", "scalecheck.core.overhead", "scalecheck.formats.calibration",
-                    "scalecheck.formats.processes", "scalecheck.report.html_report", "scipy.stats", "scipy.special", "jinja2",
-                    "matplotlib", "wcmatch", "numpy.ma", "secrets", "scalecheck.data.verdict", "traceback")
+                    "scalecheck.formats.processes", "scalecheck.report.html_report", "scipy.stats", "scipy.special",
+                    "jinja2", "matplotlib", "wcmatch", "numpy.ma", "secrets", "scalecheck.data.verdict", "traceback")
 
 
 def loaded_after(code: str, candidates: tuple[str, ...]) -> list[str]:
@@ -72,8 +72,8 @@ def test_commands_compute_with_one_blas_thread_and_run_commands_with_the_users_e
 
 
 def test_a_fresh_command_freezes_what_it_loaded_and_a_caller_of_main_is_left_as_it_is() -> None:
-    probe = ("import gc, json\nfrom scalecheck.cli import main\nassert main(['model', 'examples/mpi_data_mean.txt']) == 0\n"
-             "print(json.dumps(gc.get_freeze_count()))")
+    probe = ("import gc, json\nfrom scalecheck.cli import main\n"
+             "assert main(['model', 'examples/mpi_data_mean.txt']) == 0\nprint(json.dumps(gc.get_freeze_count()))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) > 10_000  # numpy's, scipy's and scalecheck's objects

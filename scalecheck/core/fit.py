@@ -166,8 +166,8 @@ def _by_points(design: np.ndarray, y: np.ndarray, w: np.ndarray, coef: np.ndarra
 
     `terms` are the columns (H, K) of `coef` (H, K, k), `products` the (H, n) products of design columns (pairs
     i <= j), `scaled` the matching (H, K) entries of the inverse normal matrix in the design's units (off-diagonal
-    ones doubled). The fitted values and leave-one-out
-    predictions returned are (H, K, n) views of point-major arrays.
+    ones doubled). The fitted values and leave-one-out predictions returned are (H, K, n) views of point-major
+    arrays (`point_major`).
     """
     H, n, k = design.shape
     K = y.shape[0]
@@ -186,8 +186,8 @@ def _by_points(design: np.ndarray, y: np.ndarray, w: np.ndarray, coef: np.ndarra
             leverage *= w[:, point]
             defined = leverage < _MAX_LEVERAGE
             valid &= defined
-            at = y[:, point]
-            loo[point] = np.where(defined, at - (at - value) / (1.0 - leverage), np.nan)
+            measured = y[:, point]
+            loo[point] = np.where(defined, measured - (measured - value) / (1.0 - leverage), np.nan)
     return BatchFit(coef, np.moveaxis(fitted, 0, 2), np.moveaxis(loo, 0, 2), valid)
 
 

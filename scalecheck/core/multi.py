@@ -384,21 +384,20 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
     by_values: dict[bytes, list[int]] = {}  # lines along the same values of `param` share their design
     for number, index in enumerate(found):
         by_values.setdefault(points[index, param].tobytes(), []).append(number)
-    chunks: list[tuple[list[int], np.ndarray]] = []
+    chunks: list[tuple[list[int], np.ndarray, np.ndarray]] = []  # lines, their values of `param`, their points
     for numbers in by_values.values():
         index = found[numbers[0]]
         step = max(1, min(LINE_PAIRS // (K * len(specs)), LINE_VALUES // (K * index.size * len(specs))))
         for start in range(0, len(numbers), step):
             chunk = numbers[start : start + step]
-            chunks.append((chunk, index))
-            where = np.stack([found[number] for number in chunk])
+            where = np.stack([found[number] for number in chunk])  # (L', n_line): every line, kernel by kernel
+            chunks.append((chunk, index, where))
             falls += np.sum(np.where(falling_values(points[index, param], _lined(stats.y, where)), 1, -1).reshape(
                 len(chunk), K), axis=0)
     # With "auto", a kernel's falling terms count only where its lines fall: elsewhere they are scored only where
     # they could set the noise (`_line_scores`)
     late = falling if options.negative_exponents == "auto" else np.zeros(len(specs), dtype=bool)
-    for chunk, index in chunks:
-        where = np.stack([found[number] for number in chunk])  # (L', n_line): every line, kernel by kernel
+    for chunk, index, where in chunks:
         sub = _line_stats(stats, where)
         terms = _line_scores(X[:, index], lead, late, np.tile(falls > 0, len(chunk)), sub, options)
         constant = score(ones[:, index], no_lead, sub, options)
@@ -433,10 +432,10 @@ def _candidates(points: np.ndarray, param: int, stats: PointStats,
 def _line_scores(X: np.ndarray, lead: np.ndarray, late: np.ndarray, wanted: np.ndarray, stats: PointStats,
                  options: FitOptions) -> Scored:
     """`score(X, lead, stats, options)` (loo and wrss) of single terms on lines, except that the `late` terms (H,)
-    are scored only for the line-kernels where they matter: those `wanted` (K,), and those whose noise, without
-    repetitions, the smallest residual of a single term could set (`noise_and_penalty`: the other terms' least
-    residual is not yet at the noise floor). Elsewhere their scores are inf: such a kernel never picks them, and its
-    noise is the same to the bit.
+    are scored only for the line-kernels where they matter: those `wanted` (a mask, one per line-kernel), and those
+    whose noise, without repetitions, the smallest residual of a single term could set (`noise_and_penalty`: the
+    other terms' least residual is not yet at the noise floor). Elsewhere their scores are inf: such a kernel never
+    picks them, and its noise is the same to the bit.
     """
     if not late.any():
         return score(X, lead, stats, options)

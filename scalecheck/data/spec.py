@@ -25,6 +25,7 @@ def format_exponent(value: Fraction) -> str:
         return f"^{value.numerator}"
     return f"^({value.numerator}/{value.denominator})"
 
+
 def _cached_hash(record: Any) -> int:
     """The hash of a frozen record, as the dataclass computes it (the hash of its fields' tuple, so sets and dicts
     order records as they always did), computed once: terms and models are dictionary keys all through a search, and

@@ -157,5 +157,6 @@ def test_a_single_fit_on_many_points_is_scored_along_its_points(rng: np.random.G
     batch = fit_batch(X, stats.y, stats.weights)
     assert not point_major(batch.fitted) and point_major(np.zeros((1, 1, 16))) and not point_major(np.zeros((2, 3, 17)))
     scored = score(X, np.array([[False, True]]), stats, FitOptions())
-    np.testing.assert_array_equal(scored.wrss, np.sum(stats.weights[None] * (stats.y[None] - batch.fitted) ** 2, axis=-1))
-    np.testing.assert_array_equal(scored.loo, np.sum(stats.weights[None] * (stats.y[None] - batch.loo) ** 2, axis=-1))
+    w, y = stats.weights[None], stats.y[None]
+    np.testing.assert_array_equal(scored.wrss, np.sum(w * (y - batch.fitted) ** 2, axis=-1))
+    np.testing.assert_array_equal(scored.loo, np.sum(w * (y - batch.loo) ** 2, axis=-1))
