@@ -7,7 +7,7 @@ design matrix) serves every kernel measured on the same points.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from fractions import Fraction
 from typing import Any
 
@@ -116,10 +116,9 @@ class ModelSpec:
     def lead_columns(self) -> tuple[int, ...]:
         """Design-matrix columns (1-based: column 0 is the constant) of the lead terms: those that no other term
         dominates (at least the same order in every parameter, higher in one). These set the growth at scale, so
-        their coefficients must be positive unless decreasing models are allowed."""
-        orders = [[term.order_in(p) for p in range(self.n_params)] for term in self.terms]
-        return tuple(1 + k for k, mine in enumerate(orders)
-                     if not any(other != mine and all(o >= m for o, m in zip(other, mine)) for other in orders))
+        their coefficients must be positive unless decreasing models are allowed. Computed once per distinct list
+        of terms (`_lead_columns`): the searches and the check build equal specs again and again."""
+        return _lead_columns(self.terms)
 
     @property
     def n_params(self) -> int:
@@ -145,6 +144,15 @@ class ModelSpec:
 
     def format(self, names: tuple[str, ...]) -> str:
         return " + ".join(["c"] + [f"c * {t.format(names)}" for t in self.terms])
+
+
+@lru_cache(maxsize=2**14)
+def _lead_columns(terms: tuple[Term, ...]) -> tuple[int, ...]:
+    """`ModelSpec.lead_columns` of the spec with these terms."""
+    n_params = 1 + max((f.param for t in terms for f in t.factors), default=0)
+    orders = [[term.order_in(p) for p in range(n_params)] for term in terms]
+    return tuple(1 + k for k, mine in enumerate(orders)
+                 if not any(other != mine and all(o >= m for o, m in zip(other, mine)) for other in orders))
 
 
 def single_term(param: int, exponents: Exponents) -> Term:

@@ -45,3 +45,18 @@ def test_a_changed_or_unpickled_spec_hashes_its_own_fields() -> None:
     again = pickle.loads(pickle.dumps(spec))
     assert again == spec and hash(again) == hash(spec)
     assert repr(factor) == "Factor(param=0, exponent=Fraction(1, 2), log_exponent=0)"
+
+
+def test_lead_columns_are_computed_once_per_list_of_terms() -> None:
+    from scalecheck.data.spec import _lead_columns
+
+    def spec() -> ModelSpec:  # a new object each time, as the searches build them
+        return ModelSpec((Term((Factor(0, Fraction(2)), Factor(1, Fraction(1, 2)))), Term((Factor(0, Fraction(3)),)),
+                          Term((Factor(1, Fraction(1)),))))
+
+    assert spec().lead_columns == (1, 2, 3)  # none of x^2 * y^(1/2), x^3 and y is at least another in x and in y
+    before = _lead_columns.cache_info()
+    assert [spec().lead_columns for _ in range(4)] == [(1, 2, 3)] * 4
+    after = _lead_columns.cache_info()
+    assert after.misses == before.misses and after.hits == before.hits + 4
+    assert ModelSpec((Term((Factor(0, Fraction(1)),)), Term((Factor(0, Fraction(2)),)))).lead_columns == (2,)
