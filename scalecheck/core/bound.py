@@ -49,7 +49,7 @@ from scalecheck.core.search import FitOptions
 from scalecheck.core.segment import SegmentOptions
 from scalecheck.core.side import Side, fit_side, prepare_side, restricted_test
 from scalecheck.data.growth import exceeds
-from scalecheck.data.measurement import AGGREGATES, Series, name_hash, distinct
+from scalecheck.data.measurement import AGGREGATES, Series, distinct, name_hash
 from scalecheck.data.outcome import FittedModel, KernelModel
 from scalecheck.data.spec import Exponents, ModelSpec
 

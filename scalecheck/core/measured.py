@@ -22,7 +22,7 @@ import numpy as np
 
 from scalecheck.core.exceedance import ExceedanceOptions, exceedance_tests
 from scalecheck.core.search import nan_median, out_of_range, outliers
-from scalecheck.data.measurement import Series, is_time_metric, name_hash, distinct
+from scalecheck.data.measurement import Series, distinct, is_time_metric, name_hash
 from scalecheck.data.outcome import Segment
 from scalecheck.data.verdict import Finding, PendingFinding
 

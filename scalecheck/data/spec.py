@@ -122,7 +122,7 @@ class ModelSpec:
 
     @property
     def n_params(self) -> int:
-        return 1 + max((f.param for t in self.terms for f in t.factors), default=0)
+        return _n_params(self.terms)
 
     def basis(self, points: np.ndarray) -> np.ndarray:
         """Design matrix, shape (n, 1 + k): column 0 is ones, column k is term k at `points` (shape (n, m)).
@@ -149,10 +149,14 @@ class ModelSpec:
 @lru_cache(maxsize=2**14)
 def _lead_columns(terms: tuple[Term, ...]) -> tuple[int, ...]:
     """`ModelSpec.lead_columns` of the spec with these terms."""
-    n_params = 1 + max((f.param for t in terms for f in t.factors), default=0)
-    orders = [[term.order_in(p) for p in range(n_params)] for term in terms]
+    orders = [[term.order_in(p) for p in range(_n_params(terms))] for term in terms]
     return tuple(1 + k for k, mine in enumerate(orders)
                  if not any(other != mine and all(o >= m for o, m in zip(other, mine)) for other in orders))
+
+
+def _n_params(terms: tuple[Term, ...]) -> int:
+    """How many parameters terms reach: one past the highest parameter index (1 for no terms)."""
+    return 1 + max((f.param for t in terms for f in t.factors), default=0)
 
 
 def single_term(param: int, exponents: Exponents) -> Term:
