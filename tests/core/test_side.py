@@ -10,7 +10,7 @@ import pytest
 from scalecheck.core.bootstrap import capped, hypotheses, neighbourhood
 from scalecheck.core.modeler import fit_kernels
 from scalecheck.core.search import FitOptions
-from scalecheck.core.side import fit_side, prepare_side, restricted_test
+from scalecheck.core.side import draw, fit_side, prepare_side, restricted_test, screened
 from scalecheck.data.growth import parse_growth
 from scalecheck.data.measurement import Series
 
@@ -75,3 +75,34 @@ def test_restricted_test_rejects_only_a_bound_below_the_growth(bound: str, rejec
     assert (p_value < 1e-6) is rejected
     if not rejected:
         assert p_value == 1.0  # the model itself is allowed: nothing fits better
+
+
+def test_resamples_within_points_are_drawn_from_the_repetitions_the_screen_keeps(rng: np.random.Generator) -> None:
+    """One repetition of five stalled 6x: the selection sees the data as measured (resample 0, the stalled value
+    included, which it sets aside itself), but no resample draws the stalled value, which three draws of five
+    would make a majority."""
+    s = series(lambda p: 1 + 0.05 * p**2, rng)
+    values = s.values.copy()
+    values[3, 1] *= 6.0
+    stalled = Series("k", "time", ("p",), s.points, values)
+    side = prepare_side(stalled, fit_kernels([stalled], OPTIONS)[0], OPTIONS)
+    samples = draw(side, 200, np.random.default_rng(5))
+    assert samples.shape == (201, P.size, 5)
+    np.testing.assert_array_equal(samples[0], values)
+    assert not np.any(samples[1:] == values[3, 1])
+    assert np.all(np.sum(~np.isnan(samples[1:, 3]), axis=1) == 4)  # the point's four other repetitions
+    np.testing.assert_array_equal(screened(values)[3], np.r_[np.delete(values[3], 1), np.nan])
+    assert screened(s.values) is s.values  # nothing to set aside: the array itself
+
+
+def test_resamples_of_rounds_keep_every_repetition(rng: np.random.Generator) -> None:
+    """Series measured in rounds are not screened: a round slowed by load is the noise their resamples carry."""
+    s = series(lambda p: 1 + 0.05 * p**2, rng, reps=6)
+    values = s.values.copy()
+    values[:, 5] *= 1.5  # the last round of one repetition, slowed at every point
+    rounds = np.broadcast_to(np.arange(1.0, 7.0), values.shape)
+    slowed = Series("k", "time", ("p",), s.points, values, rounds=rounds)
+    side = prepare_side(slowed, fit_kernels([slowed], OPTIONS)[0], OPTIONS)
+    assert side.rounds is not None
+    samples = draw(side, 200, np.random.default_rng(5))
+    assert np.any(samples[1:, 0] == values[0, 5])
