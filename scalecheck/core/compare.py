@@ -17,8 +17,9 @@ kernel whose fitted growth did not rise, or that stays within its expectation, a
   the few resamples that pick a faster-growing class do not widen); a finding when the one-sided lower
   confidence bound exceeds 1 + threshold. Also a prediction: the largest scale both commits measured, compared
   point for point, when the slowdown there rises above the slowdown below it by more than the threshold and the
-  prediction at the target exceeds 1 + threshold too (a t-test that the slowdown rises at all, or round against
-  round): what the models miss at the top of the range is still measured there.
+  prediction at the target exceeds 1 + threshold too, or the models claim an improvement that this rise
+  contradicts (a t-test that the slowdown rises at all, or round against round): what the models miss at the top
+  of the range is still measured there.
 - expectation: the candidate against the configured growth (also for new kernels): no hypothesis growing at most
   as allowed (including the chosen model capped at the bound) fits its data as well (`side.restricted_test`).
 - measured: a slowdown at the measured points themselves (one-sided Mann-Whitney rank test per common point,
@@ -34,7 +35,8 @@ kernel whose fitted growth did not rise, or that stays within its expectation, a
   short to model (a jump at the top sizes), those measured points are compared with the baseline's directly
   (one-sided Welch t-tests of the logs per point, combined with Stouffer's method, or round against round), as a
   prediction: no model can say what the new trend does beyond them.
-- improvement: growth or prediction down with the same confidence; reported, never failing.
+- improvement: growth or prediction down with the same confidence; reported, never failing, and not at all for a
+  kernel whose largest measured scale fails the build.
 - a kernel that a side's values put beyond the magnitudes a fit handles (status "out of range",
   `search.out_of_range`) has no model to predict with, but its measured points are still compared with the other
   side's (`measured.unmodeled_finding`), as a prediction: a slowdown by 1e300 times fails like any other.
@@ -195,7 +197,10 @@ def compare(baseline: Sequence[Series], candidate: Sequence[Series], target: Map
             pending += [*outcome.pending, *(found[kernel.key] for found in (measured, overhead)
                                             if kernel.key in found)]
             plain += outcome.plain
-    findings = _adjust(pending, settings.confidence) + plain
+    kept = _adjust(pending, settings.confidence)
+    # an improvement the models claim while the top measured scale fails (`top_point_finding`) is not news
+    slower = {(f.kernel, f.metric) for f in kept if f.kind == "prediction"}
+    findings = kept + [f for f in plain if f.kind != "improvement" or (f.kernel, f.metric) not in slower]
     return Comparison(parameters=parameters, target=dict(target), kernels=tuple(kernels), findings=tuple(findings),
                       resamples=settings.resamples, seed=settings.seed)
 
@@ -377,9 +382,11 @@ def _findings(row: KernelComparison, assessment: Assessment, expected: Expectati
         top_segment = top_segment_finding(pair.series, pair.candidate.side.model.segments[-1], assessment.template,
                                           threshold)
         pending.append(top_segment)
+    improvement = improvement_finding(assessment, setup)
     if top_segment is None:
-        pending.append(top_point_finding(pair.series, assessment.template, threshold, assessment.prediction.ratio))
-    plain = (improvement_finding(assessment, setup), segmentation)
+        pending.append(top_point_finding(pair.series, assessment.template, threshold, assessment.prediction.ratio,
+                                         improved=improvement is not None))
+    plain = (improvement, segmentation)
     return KernelOutcome(comparison=row, pending=tuple(p for p in pending if p is not None),
                          plain=tuple(f for f in plain if f is not None))
 

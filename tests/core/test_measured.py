@@ -108,6 +108,37 @@ def test_the_largest_measured_scale_is_compared_point_for_point(rng: np.random.G
     assert [f.evidence["basis"] for f in predictions] == ["each commit's own model"]  # not repeated for the point
 
 
+def test_a_rise_at_the_top_fails_where_the_models_claim_an_improvement(rng: np.random.Generator) -> None:
+    """A prediction below the threshold keeps a rise at the top from failing, unless the models claim an improvement
+    that the rise contradicts: then what is measured wins."""
+    flat = series(lambda p: 5 + 0 * p, rng, noise=0.02)
+    top = series(lambda p: np.where(p == 256, 6.25, 5.0), rng, noise=0.02)
+    pair = SeriesPair(baseline=flat, candidate=top)
+    claimed = top_point_finding(pair, TEMPLATE, THRESHOLD, 0.6, improved=True)
+    assert claimed is not None and claimed.condition
+    quiet = top_point_finding(pair, TEMPLATE, THRESHOLD, 0.6)
+    assert quiet is not None and not quiet.condition and quiet.p_value == claimed.p_value
+
+
+def test_a_quadratic_term_at_the_top_fitted_as_a_lower_class_fails_the_build() -> None:
+    """p -> p + a quadratic term worth 20% at p = 64, six points, 5% noise (seed 1): the candidate is modeled as
+    p^(1/2) * log2(p)^2, a class below p that rises faster over the measured range, so the models predict 0.57x at
+    p = 4096 and claim an improvement. The largest measured scale, 1.2x slower and rising, fails the build, and no
+    improvement is reported."""
+    rng = np.random.default_rng(1)
+    points = 2.0 ** np.arange(1, 7)
+    base = series(lambda p: 19 + 9.4 * p, rng, points=points)
+    cand = series(lambda p: 19 + 9.4 * p + 0.038 * p**2, rng, points=points)
+    outcome = verdict(compare([base], [cand], TARGET))
+    (row,) = outcome.comparison.kernels
+    assert row.ratio is not None and row.ratio < 0.7 and "log2(p)^2" in row.candidate.model.formula()
+    assert outcome.failed
+    (failure,) = outcome.failures
+    assert failure.kind == "prediction" and failure.evidence["basis"] == "the largest measured scale"
+    assert "x the baseline at p=64, the largest scale both commits measured" in failure.message
+    assert all(f.kind != "improvement" for f in outcome.findings)
+
+
 def test_measured_findings_of_values_near_the_largest_float_stay_finite(rng: np.random.Generator) -> None:
     base = series(lambda p: 1e-300 * (1 + p), rng)
     cand = series(lambda p: 1e300 * (1 + p), rng)
