@@ -467,12 +467,14 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
         p_value = float(special.stdtr(cells[top].dof, -statistic))  # Student's t above `statistic`
     ratio, rise = ratio_of(cells[top].log_median_ratio), ratio_of(cells[top].log_median_ratio - below_median)
     where = ", ".join(f"{name}={v:g}" for name, v in zip(cand.parameters, cand.points[j]))
+    agrees = predicted is None or predicted > 1 + threshold
+    contradicted = "" if agrees or not improved else (
+        f"; the models claim an improvement ({predicted:.3g}x at the target), which this rise contradicts")
     finding = replace(template, kind="prediction", ratio=ratio, bound=None,
                       message=f"{ratio:.3g}x the baseline at {where}, the largest scale both commits measured "
-                              f"({ratio_of(below_median):.3g}x below it)",
+                              f"({ratio_of(below_median):.3g}x below it){contradicted}",
                       evidence={**template.evidence, "basis": "the largest measured scale", "rise": round(rise, 4)})
-    agrees = predicted is None or predicted > 1 + threshold or improved
-    return PendingFinding(test="top", p_value=p_value, finding=finding, condition=agrees)
+    return PendingFinding(test="top", p_value=p_value, finding=finding, condition=agrees or improved)
 
 
 def _rises(pair: SeriesPair, shared: list[tuple[int, int]], threshold: float) -> bool:

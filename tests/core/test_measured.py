@@ -116,8 +116,13 @@ def test_a_rise_at_the_top_fails_where_the_models_claim_an_improvement(rng: np.r
     pair = SeriesPair(baseline=flat, candidate=top)
     claimed = top_point_finding(pair, TEMPLATE, THRESHOLD, 0.6, improved=True)
     assert claimed is not None and claimed.condition
+    assert claimed.finding.message.endswith("; the models claim an improvement (0.6x at the target), which this rise "
+                                            "contradicts")
     quiet = top_point_finding(pair, TEMPLATE, THRESHOLD, 0.6)
     assert quiet is not None and not quiet.condition and quiet.p_value == claimed.p_value
+    assert "improvement" not in quiet.finding.message
+    agreeing = top_point_finding(pair, TEMPLATE, THRESHOLD, 1.3, improved=True)
+    assert agreeing is not None and agreeing.condition and "improvement" not in agreeing.finding.message
 
 
 def test_a_quadratic_term_at_the_top_fitted_as_a_lower_class_fails_the_build() -> None:
@@ -135,7 +140,9 @@ def test_a_quadratic_term_at_the_top_fitted_as_a_lower_class_fails_the_build() -
     assert outcome.failed
     (failure,) = outcome.failures
     assert failure.kind == "prediction" and failure.evidence["basis"] == "the largest measured scale"
-    assert "x the baseline at p=64, the largest scale both commits measured" in failure.message
+    assert "x the baseline at p=64, the largest scale both commits measured (" in failure.message
+    assert failure.message.endswith("; the models claim an improvement (0.574x at the target), which this rise "
+                                    "contradicts")
     assert all(f.kind != "improvement" for f in outcome.findings)
 
 
