@@ -120,7 +120,7 @@ def draw(side: Side, resamples: int, rng: np.random.Generator) -> np.ndarray:
     if side.rounds is not None:
         samples = resample_rounds(side.values, side.rounds, resamples, rng)
     elif side.values.shape[1] > 1:
-        out = resample(screened(side.values), resamples, rng, with_data=True)
+        out = resample(screened(side.values, side.stats.reps[0]), resamples, rng, with_data=True)
         out[0] = side.values  # the data as measured: the selection on them sets outliers aside itself
         return out
     else:
@@ -134,9 +134,11 @@ def draw(side: Side, resamples: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def screened(values: np.ndarray) -> np.ndarray:
+def screened(values: np.ndarray, kept: np.ndarray | None = None) -> np.ndarray:
     """(n, r) `values` without the repetitions `search.outliers` sets aside, NaN-padded at the end of each point
-    (`values` itself when there are none): what resamples within each point are drawn from.
+    (`values` itself when there are none): what resamples within each point are drawn from. `kept` (n,), the
+    repetitions `search.point_stats` kept at each point, when known: where it keeps them all, nothing is screened
+    again.
 
     The selection on the data sets outliers aside (`search.point_stats`), and so must its resamples. Drawn from
     all the repetitions, 6% of the resamples of a point with one stalled repetition of five take it three times
@@ -146,6 +148,8 @@ def screened(values: np.ndarray) -> np.ndarray:
     (benchmarks/check_quality.py, scenario E). Rounds are not screened: a slowed round is the noise their
     resamples must carry.
     """
+    if kept is not None and np.array_equal(kept, np.count_nonzero(~np.isnan(values), axis=1)):
+        return values
     mask = outliers(values[None])[0]
     if not mask.any():
         return values

@@ -93,6 +93,8 @@ def test_resamples_within_points_are_drawn_from_the_repetitions_the_screen_keeps
     assert np.all(np.sum(~np.isnan(samples[1:, 3]), axis=1) == 4)  # the point's four other repetitions
     np.testing.assert_array_equal(screened(values)[3], np.r_[np.delete(values[3], 1), np.nan])
     assert screened(s.values) is s.values  # nothing to set aside: the array itself
+    np.testing.assert_array_equal(screened(values, side.stats.reps[0]), screened(values))
+    assert side.stats.reps[0][3] == 4 and screened(s.values, np.full(P.size, 5)) is s.values
 
 
 def test_resamples_of_rounds_keep_every_repetition(rng: np.random.Generator) -> None:
