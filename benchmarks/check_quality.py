@@ -1,10 +1,10 @@
 """Decision quality and cost of the CI check (`compare` + `verdict`) on seeded synthetic pairs of measurements.
 
     python benchmarks/check_quality.py [--kernels 1000] [--seed 11] [--points 6,8] [--target 4096] [--quick]
-                                       [--scenarios ABCDEFGHI]
+                                       [--repetitions 5] [--scenarios ABCDEFGHI]
 
 Measures the check against its targets. Kernels have one parameter, p = 2, 4, ..., 2^n (n points, 6 and 8
-by default), 5 repetitions per point, and multiplicative Gaussian noise: every repetition is f(p) * (1 + 0.05 z),
+by default), 5 repetitions per point (`--repetitions`), and multiplicative Gaussian noise: every repetition is f(p) * (1 + 0.05 z),
 z ~ N(0, 1). Baseline and candidate are measured independently (fresh noise each).
 
 Functions f(p) = c0 + a * g(p) (+ b * h(p)): c0 log-uniform in [1, 100]; the lead term reaches r * c0 at the
@@ -609,7 +609,7 @@ def noise_scenarios(args: argparse.Namespace, count: int, n: int, rng: np.random
             run_scenario(f"D{rounds}x{per_round}", n, f"rounds slowed at random: {noise.text()}", kernels, rng, p,
                          noise, args.target, {}, args.examples, rows)
     if "E" in args.scenarios:
-        noise = Noise(outliers=0.05)
+        noise = Noise(outliers=0.05, per_round=REPETITIONS)
         kernels = (unchanged_kernels(rng, count - 2 * planted, p[-1], f"E{n}")
                    + planted_kernels(rng, planted, p[-1], f"E{n}")
                    + quadratic_kernels(rng, planted, 0.20, p[-1], f"E{n}"))
@@ -695,6 +695,7 @@ def _plus_quadratic(series: Series, share: float) -> Series:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global REPETITIONS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernels", type=int, default=None,
                         help="kernels per comparison (default 1000; 200 with --quick)")
@@ -703,13 +704,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=4096.0, help="target scale p of the predictions (default 4096)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 200 kernels per comparison")
     parser.add_argument("--examples", type=int, default=3, help="example kernels printed per problem (default 3)")
+    parser.add_argument("--repetitions", type=int, default=REPETITIONS,
+                        help=f"repetitions per point and side (default {REPETITIONS}; scenario D keeps its rounds)")
     parser.add_argument("--scenarios", default="ABCDEFGHI",
                         help="scenarios to run, letters of the module docstring (default ABCDEFGHI)")
     args = parser.parse_args(argv)
+    REPETITIONS = args.repetitions
     count = args.kernels or (200 if args.quick else 1000)
     point_counts = [int(x) for x in args.points.split(",")]
-    if count < 20 or min(point_counts) < 3:
-        parser.error("need --kernels >= 20 and point counts >= 3")
+    if count < 20 or min(point_counts) < 3 or REPETITIONS < 1:
+        parser.error("need --kernels >= 20, point counts >= 3 and --repetitions >= 1")
     rng = np.random.default_rng(args.seed)
     print(f"seed {args.seed}; {count} kernels per comparison; {REPETITIONS} repetitions; noise: each repetition "
           f"f(p) * (1 + {NOISE:g} z), z ~ N(0,1); target p={args.target:g}; default CompareOptions "
