@@ -4,8 +4,8 @@
                                        [--repetitions 5] [--scenarios ABCDEFGHI]
 
 Measures the check against its targets. Kernels have one parameter, p = 2, 4, ..., 2^n (n points, 6 and 8
-by default), 5 repetitions per point (`--repetitions`), and multiplicative Gaussian noise: every repetition is f(p) * (1 + 0.05 z),
-z ~ N(0, 1). Baseline and candidate are measured independently (fresh noise each).
+by default), 5 repetitions per point (`--repetitions`), and multiplicative Gaussian noise: every repetition is
+f(p) * (1 + 0.05 z), z ~ N(0, 1). Baseline and candidate are measured independently (fresh noise each).
 
 Functions f(p) = c0 + a * g(p) (+ b * h(p)): c0 log-uniform in [1, 100]; the lead term reaches r * c0 at the
 largest p, r log-uniform in [0.5, 50]; a second, lower term reaches s times the lead term there, s log-uniform

@@ -412,8 +412,8 @@ def top_point_finding(pair: SeriesPair, template: Finding, threshold: float, pre
     quadratic term at the top can be fitted as p^(1/2) * log2(p)^2, a class below the baseline's p that rises
     faster than p over the measured range and falls behind it only far beyond (benchmarks/check_quality.py,
     scenario H: 3 of 150 such regressions passed with an improvement notice). It reports as a prediction (test
-    "top"): the measured point closest to the target. A kernel with a growth or prediction finding does not get this one too
-    (`compare`'s adjustment).
+    "top"): the measured point closest to the target. A kernel with a growth or prediction finding does not get
+    this one too (`compare`'s adjustment).
 
     Why half the threshold (measured with benchmarks/check_quality.py and benchmarks/ci_drift.py, seeded): a
     quadratic term worth 20% at the largest size rises about 1.18x there under 5% noise and 5 repetitions, some 2
