@@ -37,7 +37,8 @@ reported with its counts, a 95% Wilson interval and whether its target is met:
   that the search modeled as p^2 and beyond through two cancelling terms, against candidates twice as slow at
   the two top sizes (each must fail, none may read as an improvement); real `sorted()` timings under two busy
   loops, n = 2^11..2^16, unchanged (none may fail) and with a quadratic term worth 20% of the total at the
-  largest n added to the candidate (each must fail).
+  largest n added to the candidate (each must fail). For the `sorted()` timings it also prints whether their
+  rounds move every size together (`round_effect`), against the same data with repetitions shuffled within sizes.
 - G step: a flat kernel twice as slow at the two top sizes (>= 95% failing).
 - H quadratic: a term c * p^2 worth 5% (and 20%) of the candidate's total at the largest p added to an unchanged
   function (a regression that only shows at the top of the range): found (a failing finding) in >= 50% (5%) and
@@ -658,6 +659,15 @@ def replay_scenario(args: argparse.Namespace, rows: list[Row]) -> None:
         groups = {case: (cand, "cancelled baseline, 2x step" if case == "cancelling_terms" else "unchanged")}
         if case == "sorted_under_load":
             groups["sorted + quadratic 20%"] = ([_plus_quadratic(s, 0.20) for s in cand], "quadratic 20%")
+            f, dof_r, dof_e = round_effect(base + cand)
+            shuffle = np.random.default_rng(args.seed)
+            shuffled = [round_effect([replace(s, values=np.array([shuffle.permutation(row) for row in s.values]))
+                                      for s in base + cand])[0] for _ in range(200)]
+            print(f"\n  F replay {case}: do rounds move every size together? Two-way analysis of the ranks within "
+                  f"each size (sizes x rounds, both sides): F = {f:.2f} on ({dof_r}, {dof_e}) degrees of freedom, "
+                  f"p = {stats.f.sf(f, dof_r, dof_e):.1e}; with the repetitions shuffled within each size, 200 times: "
+                  f"F {np.mean(shuffled):.2f} on average, 95% of them below {np.quantile(shuffled, 0.95):.2f} "
+                  "(F near 1: rounds agree as repetitions do)")
         for series, group in groups.values():
             start = time.perf_counter()
             result = verdict(compare(base, series, {name: target}, settings=CompareOptions()))
@@ -684,6 +694,27 @@ def replay_scenario(args: argparse.Namespace, rows: list[Row]) -> None:
                             for km in (kc.baseline, kc.candidate)]
                 kinds = sorted({f"{f.kind}/{f.severity}" for f in result.findings if f.kernel == kc.kernel})
                 print(f"      {kc.kernel}: {formulas[0]}  ->  {formulas[1]}; {', '.join(kinds) or 'no finding'}")
+
+
+def round_effect(series: Sequence[Series]) -> tuple[float, int, int]:
+    """(F, its degrees of freedom) of the rounds' effect over all of `series` (each with every round at every
+    point): per series, the ranks of the values within each point, averaged per (point, round), in a two-way
+    analysis with the points as blocks; the rounds' and the residual sums of squares pooled over the series.
+    Without a round effect both mean squares have the same expectation; a round that moves every point together
+    (a burst of load, a machine whose speed drifts between rounds) makes F exceed 1."""
+    ss_r = ss_e = 0.0
+    dof_r = dof_e = 0
+    for s in series:
+        assert s.rounds is not None
+        ranks = stats.rankdata(s.values, axis=1)
+        labels = np.unique(s.rounds)
+        cells = np.stack([np.array([row[r == k].mean() for row, r in zip(ranks, s.rounds)]) for k in labels], axis=1)
+        residual = cells - cells.mean(axis=1, keepdims=True) - cells.mean(axis=0) + cells.mean()
+        ss_r += cells.shape[0] * float(np.sum((cells.mean(axis=0) - cells.mean()) ** 2))
+        ss_e += float(np.sum(residual ** 2))
+        dof_r += labels.size - 1
+        dof_e += (cells.shape[0] - 1) * (labels.size - 1)
+    return (ss_r / dof_r) / (ss_e / dof_e), dof_r, dof_e
 
 
 def _plus_quadratic(series: Series, share: float) -> Series:

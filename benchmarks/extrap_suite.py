@@ -552,10 +552,37 @@ def render(rows: Sequence[Row], extrap_note: str, examples: int) -> str:
             truth = " | ".join(m.format(case.parameters) for m in case.truth)
             lines.append(f"  {case.region}  truth:      {truth}")
             lines.append(f"  {'':<{len(case.region)}}  scalecheck: {row.scalecheck.answers[k].text}")
+            lines += [f"  {'':<{len(case.region)}}  {line}" for line in residuals(case, row.scalecheck.answers[k])]
             if row.extrap is not None:
                 mark = "exact" if exact(case.truth, row.extrap.answers[k]) else "not exact"
                 lines.append(f"  {'':<{len(case.region)}}  Extra-P:    {row.extrap.answers[k].text}  ({mark})")
     return "\n".join(lines)
+
+
+def residuals(case: Case, answer: Answer) -> list[str]:
+    """For a one-segment case: the truth's terms and the answer's, each refitted to the means of the repetitions
+    (constant + terms, least squares), with their residual sums of squares weighted as scalecheck weighs a point
+    (by its relative noise: residual / value) and unweighted (absolute residuals): which shape fits better
+    depends on the weighting when the repetitions' noise is absolute rather than relative. Empty otherwise."""
+    if len(case.truth) != 1 or len(answer.segments) != 1:
+        return []
+    y = np.nanmean(case.values, axis=1)
+    spread = np.nanstd(case.values, axis=1, ddof=1) if case.values.shape[1] > 1 else np.full(y.shape, np.nan)
+    out = []
+    for name, model in (("truth", case.truth[0]), ("scalecheck", answer.segments[0])):
+        columns = [np.ones_like(y)] + [Model(0.0, (dataclasses.replace(term, coefficient=1.0),)).evaluate(case.points)
+                                       for term in model.terms]
+        design = np.column_stack(columns)
+        found = []
+        for weight in (1 / np.abs(y), np.ones_like(y)):
+            coefficients = np.linalg.lstsq(design * weight[:, None], y * weight, rcond=None)[0]
+            found.append(float(np.sum((weight * (y - design @ coefficients)) ** 2)))
+        out.append(f"{name}'s terms refitted: residual sum of squares {found[0]:.3g} relative, {found[1]:.3g} "
+                   "absolute")
+    if np.all(np.isfinite(spread)):
+        out.append("repetitions' standard deviation per point: " + ", ".join(f"{v:.2g}" for v in spread)
+                   + " (relative: " + ", ".join(f"{v:.2g}" for v in spread / np.abs(y)) + ")")
+    return out
 
 
 def parse_fit_option(text: str) -> tuple[str, object]:

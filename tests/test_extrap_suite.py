@@ -94,3 +94,16 @@ def test_fit_option_values_are_typed(suite: ModuleType) -> None:
     assert suite.parse_fit_option("aggregate=median") == ("aggregate", "median")
     with pytest.raises(ValueError, match="KEY one of"):
         suite.parse_fit_option("max_term=3")
+
+
+def test_a_miss_shows_both_shapes_refitted_relative_and_absolute(suite: ModuleType) -> None:
+    family = _family(suite, "measured file (test_general)")
+    (case,) = [c for c in family.cases if c.region == "met3"]
+    eleven_sixths = ((0, Fraction(11, 6), Fraction(0)),)
+    answer = suite.Answer((suite.Model(0.5, (suite.Term(4.8e-6, eleven_sixths),)),))
+    truth_line, answer_line, spread_line = suite.residuals(case, answer)
+    # the file's noise is absolute: x^2 fits best unweighted, x^(11/6) relative to each value
+    assert truth_line == "truth's terms refitted: residual sum of squares 0.0216 relative, 3.09 absolute"
+    assert answer_line == "scalecheck's terms refitted: residual sum of squares 0.00579 relative, 22.3 absolute"
+    assert spread_line.startswith("repetitions' standard deviation per point: 0.00045, 0.084, 0.084, 0.084, 0.1")
+    assert suite.residuals(case, suite.Answer(())) == []  # no model: nothing to refit

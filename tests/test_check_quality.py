@@ -1,0 +1,49 @@
+"""benchmarks/check_quality.py: its diagnostic of rounds (`round_effect`) tells rounds that move every size together
+from repetitions that only vary one by one."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from scalecheck.data.measurement import Series
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def quality() -> ModuleType:
+    """benchmarks/check_quality.py, loaded from its file (sys.path as before, once its own imports are done)."""
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location("check_quality", BENCHMARKS / "check_quality.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["check_quality"] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
+
+
+def _series(rng: np.random.Generator, round_spread: float, kernel: str) -> Series:
+    """6 sizes, 5 rounds of 3 repetitions: 5% noise per repetition, each round's level off by `round_spread`."""
+    sizes = 2.0 ** np.arange(11, 17)
+    levels = np.repeat(np.exp(round_spread * rng.standard_normal(5)), 3)  # (15,) one level per round
+    values = sizes[:, None] * 1e-8 * levels * np.exp(0.05 * rng.standard_normal((6, 15)))
+    rounds = np.tile(np.repeat(np.arange(1.0, 6.0), 3), (6, 1))
+    return Series(kernel, "time", ("n",), sizes[:, None], values, rounds=rounds)
+
+
+def test_round_effect_is_near_one_without_rounds_and_far_above_with_them(quality: ModuleType) -> None:
+    rng = np.random.default_rng(3)
+    plain = [quality.round_effect([_series(rng, 0.0, f"k{i}") for i in range(20)])[0] for _ in range(40)]
+    f, dof_rounds, dof_residual = quality.round_effect([_series(rng, 0.1, f"k{i}") for i in range(20)])
+    assert (dof_rounds, dof_residual) == (80, 400)  # 20 series x 4, and x 5 sizes x 4
+    assert 0.9 < float(np.mean(plain)) < 1.1  # no round effect: both mean squares estimate the same
+    assert f > 5  # rounds 10% apart under 5% noise per repetition
