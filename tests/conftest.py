@@ -4,8 +4,12 @@ run, so that two timed tests never compete for the machine's cores."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -20,6 +24,7 @@ from scalecheck.data.measurement import Series
 SEED = 20240601
 REQUIRE_TOOLS = "SCALECHECK_REQUIRE_TOOLS"  # set by .ci/run: a missing browser or node fails the tests needing it
 WALL_CLOCK = "wall_clock"  # the marker of tests that time real calls (registered in pyproject.toml)
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.fixture(autouse=True)
@@ -83,3 +88,18 @@ def planted_series(
     exact = np.asarray(function(*pts.T), dtype=float) * np.ones(pts.shape[0])
     values = exact[:, None] * (1 + rng.uniform(-noise, noise, (pts.shape[0], repetitions)))
     return Series(kernel, "time", parameters, pts, values)
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """benchmarks/`name`.py, loaded from its file as module `name` (sys.path as before, once its own imports are
+    done: a benchmark puts the project's folders first)."""
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module

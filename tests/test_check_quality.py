@@ -3,9 +3,6 @@ from repetitions that only vary one by one."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -13,22 +10,13 @@ import pytest
 
 from scalecheck.data.measurement import Series
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from .conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def quality() -> ModuleType:
-    """benchmarks/check_quality.py, loaded from its file (sys.path as before, once its own imports are done)."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location("check_quality", BENCHMARKS / "check_quality.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["check_quality"] = module  # dataclasses look their module up while the class is built
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved
-    return module
+    """benchmarks/check_quality.py, loaded from its file."""
+    return load_benchmark("check_quality")
 
 
 def _series(rng: np.random.Generator, round_spread: float, kernel: str) -> Series:

@@ -3,31 +3,19 @@ tells a model with the generating function's terms from one without (scalecheck 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from fractions import Fraction
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from .conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def suite() -> ModuleType:
-    """benchmarks/extrap_suite.py, loaded from its file (sys.path as before, once its own imports are done)."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location("extrap_suite", BENCHMARKS / "extrap_suite.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["extrap_suite"] = module  # dataclasses look their module up while the class is built
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved
-    return module
+    """benchmarks/extrap_suite.py, loaded from its file."""
+    return load_benchmark("extrap_suite")
 
 
 def _family(suite: ModuleType, name: str) -> object:
