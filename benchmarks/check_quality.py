@@ -38,7 +38,8 @@ reported with its counts, a 95% Wilson interval and whether its target is met:
   the two top sizes (each must fail, none may read as an improvement); real `sorted()` timings under two busy
   loops, n = 2^11..2^16, unchanged (none may fail) and with a quadratic term worth 20% of the total at the
   largest n added to the candidate (each must fail). For the `sorted()` timings it also prints whether their
-  rounds move every size together (`round_effect`), against the same data with repetitions shuffled within sizes.
+  rounds move every size together (`round_effect`), against the same data with repetitions shuffled within sizes,
+  and beside the quadratic row what a test that knows where the term was added finds (`round_oracle`).
 - G step: a flat kernel twice as slow at the two top sizes (>= 95% failing).
 - H quadratic: a term c * p^2 worth 5% (and 20%) of the candidate's total at the largest p added to an unchanged
   function (a regression that only shows at the top of the range): found (a failing finding) in >= 50% (5%) and
@@ -669,6 +670,14 @@ def replay_scenario(args: argparse.Namespace, rows: list[Row]) -> None:
                   f"F {np.mean(shuffled):.2f} on average, 95% of them below {np.quantile(shuffled, 0.95):.2f} "
                   "(F near 1: rounds agree as repetitions do)")
         for series, group in groups.values():
+            if group == "quadratic 20%":
+                baselines = {b.kernel: b for b in base}
+                oracle = [round_oracle(baselines[c.kernel], c, q) for c, q in zip(cand, series)]
+                unchanged = [round_oracle(baselines[c.kernel], c, q, compare_with=c) for c, q in zip(cand, series)]
+                print(f"\n  F replay {case}: a test that knows where the term was added (`round_oracle`: Welch's t on "
+                      f"the {len(np.unique(cand[0].rounds))} rounds a side, one-sided at 5%, no false-discovery "
+                      f"adjustment) finds {sum(p < 0.05 for p in oracle)} of {len(oracle)} kernels; on the unchanged "
+                      f"candidates {sum(p < 0.05 for p in unchanged)} of {len(unchanged)}")
             start = time.perf_counter()
             result = verdict(compare(base, series, {name: target}, settings=CompareOptions()))
             seconds = time.perf_counter() - start
@@ -715,6 +724,27 @@ def round_effect(series: Sequence[Series]) -> tuple[float, int, int]:
         dof_r += labels.size - 1
         dof_e += (cells.shape[0] - 1) * (labels.size - 1)
     return (ss_r / dof_r) / (ss_e / dof_e), dof_r, dof_e
+
+
+def round_oracle(baseline: Series, candidate: Series, changed: Series, compare_with: Series | None = None) -> float:
+    """The one-sided p-value of a test that knows the shape of the change from `candidate` to `changed` and takes
+    a round as the unit of noise: per round, the log of each size's median projected on that shape (the log ratios
+    of the medians of `changed` to those of `candidate`, less their mean: a constant factor is no change of
+    shape); Welch's t of the projections of `compare_with` (default `changed`) against those of `baseline`, with no
+    false-discovery adjustment. With `compare_with=candidate` it measures how often the test fails unchanged code."""
+    shape = np.log(np.nanmedian(changed.values, axis=1) / np.nanmedian(candidate.values, axis=1))
+    shape -= shape.mean()
+
+    def projections(series: Series) -> np.ndarray:
+        assert series.rounds is not None
+        labels = np.unique(series.rounds[~np.isnan(series.rounds)])
+        medians = np.array([[np.nanmedian(row[r == k]) for row, r in zip(series.values, series.rounds)]
+                            for k in labels])  # (rounds, sizes)
+        return np.asarray(np.log(medians) @ shape)
+
+    side = changed if compare_with is None else compare_with
+    return float(stats.ttest_ind(projections(side), projections(baseline), equal_var=False,
+                                 alternative="greater").pvalue)
 
 
 def _plus_quadratic(series: Series, share: float) -> Series:

@@ -35,3 +35,15 @@ def test_round_effect_is_near_one_without_rounds_and_far_above_with_them(quality
     assert (dof_rounds, dof_residual) == (80, 400)  # 20 series x 4, and x 5 sizes x 4
     assert 0.9 < float(np.mean(plain)) < 1.1  # no round effect: both mean squares estimate the same
     assert f > 5  # rounds 10% apart under 5% noise per repetition
+
+
+def test_round_oracle_finds_a_large_change_and_fails_unchanged_code_at_its_level(quality: ModuleType) -> None:
+    rng = np.random.default_rng(5)
+    found = false = 0
+    for i in range(200):
+        baseline, candidate = _series(rng, 0.1, f"b{i}"), _series(rng, 0.1, f"c{i}")
+        changed = quality._plus_quadratic(candidate, 0.5)  # a term worth half of the top size's time
+        found += quality.round_oracle(baseline, candidate, changed) < 0.05
+        false += quality.round_oracle(baseline, candidate, changed, compare_with=candidate) < 0.05
+    assert found >= 190  # the change, 2x at the top, stands far out of rounds 10% apart
+    assert 2 <= false <= 20  # one-sided at 5%: about 10 of 200 unchanged pairs
