@@ -28,7 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from scalecheck.core.search import MAX_MAGNITUDE, FitOptions, PointStats, criterion, decide, point_stats, score
+from scalecheck.core.search import (MAX_MAGNITUDE, FitOptions, PointStats, criterion, decide, off_blocks, point_stats,
+                                    score)
 from scalecheck.data.exponents import falling
 from scalecheck.data.measurement import distinct
 from scalecheck.data.spec import Exponents, Factor, ModelSpec, Term
@@ -370,7 +371,10 @@ def _reselect_batch(jobs: Sequence[Reselection], target: np.ndarray, options: Fi
         loo[rows_at, cols_at] = scored.loo[exists]
         wrss[rows_at, cols_at] = scored.wrss[exists]
         at_target[rows_at, cols_at] = predicted[exists]
-    total, sigma2 = criterion(loo, wrss, sizes, stats, options)
+    refined = None  # (H, K): each column its job's refined hypotheses
+    if points.shape[1] == 1 and options.refine:
+        refined = np.stack([off_blocks(job.specs, options) for job in jobs], axis=1)[:, owner]
+    total, sigma2 = criterion(loo, wrss, sizes, stats, options, refined)
     best, _ = decide(loo, wrss, sizes, stats, options, (total, sigma2))
     ends = np.cumsum(counts)
     return [Resampled(job.specs, best[a:b], total[:, a:b], wrss[:, a:b], sigma2[a:b], stats.dof[a:b],

@@ -32,7 +32,7 @@ class FitOptions:
     candidates_per_parameter: int = 3  # multi-parameter search: best single-parameter terms kept per parameter
     min_distinct_values: int = 3  # fewer distinct values of a parameter is "insufficient data"
     refine: bool = False  # search-space refinement (Reisert et al.) for single-parameter kernels
-    bonferroni: bool = True  # a further term pays the penalty at alpha / len(building_blocks)
+    bonferroni: bool = True  # a further term pays the penalty at alpha / len(building_blocks), a refined exponent too
 
     def __post_init__(self) -> None:
         if self.aggregate not in AGGREGATE_NAMES:

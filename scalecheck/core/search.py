@@ -517,6 +517,12 @@ def single_parameter_specs(x: np.ndarray, options: FitOptions, param: int = 0) -
     return specs if n_terms >= 1 else specs[:1]
 
 
+# `refined_specs`: the exponents (a, b) of x^a * log2(x)^b on the refined grid, a step of 1/24
+_STEP = tuple(Fraction(k, 24) for k in range(1, 4 * 24 + 1))
+REFINED_GRID: tuple[Exponents, ...] = tuple([(a, Fraction(b)) for b in (0, 1, 2) for a in _STEP]
+                                            + [(Fraction(0), b) for b in _STEP if b not in (1, 2)])
+
+
 def refined_specs(x: np.ndarray, options: FitOptions) -> list[ModelSpec]:
     """Search-space refinement (Reisert et al., Extra-P slides 19-22): the simplified PMNF c0 + c1 x^a log2(x)^b
     along four slices, b = 0, 1, 2 with a in (0, 4] and a = 0 with b in (0, 4], on a grid of step 1/24.
@@ -526,11 +532,18 @@ def refined_specs(x: np.ndarray, options: FitOptions) -> list[ModelSpec]:
     log2(x)^2, which the slices b = 0, 1, 2 start past, and 4/5, which is not a multiple of 1/24), so refinement
     never loses a model the default search finds.
     """
-    step = [Fraction(k, 24) for k in range(1, 4 * 24 + 1)]
-    blocks: list[Exponents] = [(a, b) for b in (0, 1, 2) for a in step]
-    blocks += [(Fraction(0), b) for b in step if b not in (1, 2)]
-    blocks += options.building_blocks  # the searched ones too: log2(x) and x^(4/5) are not on the grid
+    blocks = REFINED_GRID + options.building_blocks  # the searched ones too: log2(x) and x^(4/5) are not on the grid
     return single_parameter_specs(x, replace(options, building_blocks=tuple(dict.fromkeys(blocks)), max_terms=1))
+
+
+def off_blocks(specs: Sequence[ModelSpec], options: FitOptions) -> np.ndarray:
+    """(H,) True for the hypotheses with a term off the building blocks of `options` (and their falling terms): the
+    refined exponents of `refined_specs`, which `criterion` prices; all False when the search is not refined."""
+    if not (options.refine and options.bonferroni):
+        return np.zeros(len(specs), dtype=bool)
+    blocks = set(options.building_blocks) | set(falling(options.building_blocks))
+    return np.array([any((f.exponent, f.log_exponent) not in blocks for t in spec.terms for f in t.factors)
+                     for spec in specs], dtype=bool)
 
 
 def falling_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -687,7 +700,8 @@ def score(X: np.ndarray, lead: np.ndarray, stats: PointStats, options: FitOption
 
 
 def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats, options: FitOptions,
-           scored: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+           scored: tuple[np.ndarray, np.ndarray] | None = None,
+           refined: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The noise-aware choice (module docstring) among H hypotheses for each of K kernels.
 
     Parameters
@@ -704,10 +718,11 @@ def decide(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointSta
     fallback : ndarray of bool, shape (K,)
         Kernels modeled as constant although the constant test rejected it (no eligible model with terms).
 
-    `scored`, when given, is `criterion(loo, wrss, sizes, stats, options)` computed already.
+    `scored`, when given, is `criterion(loo, wrss, sizes, stats, options, refined)` computed already; `refined`
+    marks the refined hypotheses (`off_blocks`).
     """
     n = stats.y.shape[1]
-    total, sigma2 = criterion(loo, wrss, sizes, stats, options) if scored is None else scored
+    total, sigma2 = criterion(loo, wrss, sizes, stats, options, refined) if scored is None else scored
     total = total.copy()
     trending = np.zeros(stats.dof.shape, dtype=bool) if stats.trending is None else stats.trending
     keeps_constant = constant_test(wrss[0], sigma2, stats.dof, n, options.alpha) & ~trending
@@ -744,10 +759,18 @@ def residual_size(sizes: np.ndarray, n: int) -> int:
 
 
 def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: PointStats,
-              options: FitOptions) -> tuple[np.ndarray, np.ndarray]:
+              options: FitOptions, refined: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The selection criterion (H, K): leave-one-out error in units of the noise plus `lambda` for the first term
     and the `1 - alpha / len(building_blocks)` quantile for each further one; and the noise variance (K,) it is
-    measured in. Inputs as for `decide`."""
+    measured in. Inputs as for `decide`.
+
+    `refined` ((H,) or (H, K), from `off_blocks`) marks the hypotheses whose exponent was picked among the refined
+    grid: they pay the `1 - alpha / len(REFINED_GRID)` quantile besides. Picked by their errors alone, one of some
+    400 exponents fits the noise better than the true term does: on 1% noise log2(x)^(47/24) beat log2(x)^2 and
+    x^(3/8) beat x^(1/4) * log2(x); on one noisy value per point, log2(p)^(1/24) with a constant of -3161 beat a
+    barrier's log2(p). Priced like a further term, an exponent off the building blocks wins only where it explains
+    the data better than the blocks' best by more than the noise can.
+    """
     from scalecheck.core import special
 
     n = stats.y.shape[1]
@@ -755,8 +778,13 @@ def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: Point
     # Each further term is picked among all building blocks: Bonferroni over them keeps noise from buying one.
     level = options.alpha / max(1, len(options.building_blocks)) if options.bonferroni else options.alpha
     further = np.where(stats.dof > 0, _f_quantile(stats.dof, 1 - level), special.chdtri(1.0, level))
-    return (loo / sigma2[None] + penalty[None] * np.minimum(sizes, 1)[:, None]
-            + further[None] * np.maximum(sizes - 1, 0)[:, None]), sigma2
+    total = (loo / sigma2[None] + penalty[None] * np.minimum(sizes, 1)[:, None]
+             + further[None] * np.maximum(sizes - 1, 0)[:, None])
+    if refined is not None and np.any(refined):
+        grid = options.alpha / len(REFINED_GRID)
+        price = np.where(stats.dof > 0, _f_quantile(stats.dof, 1 - grid), special.chdtri(1.0, grid))
+        total += np.where(refined if refined.ndim == 2 else refined[:, None], price[None], 0.0)
+    return total, sigma2
 
 
 def design(specs: list[ModelSpec], points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -823,6 +851,7 @@ def choose(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, option
     for members in by_size.values():
         local[members] = np.arange(len(members))
     K, n = stats.y.shape
+    refined = off_blocks(specs, options) if points.shape[1] == 1 else None
     chosen = Selection(tuple(specs), np.zeros(K, dtype=int), np.zeros((K, 1 + int(sizes.max()))),
                        np.empty((K, n)), np.empty((K, n)), np.zeros(K, dtype=bool))
     step = kernels_per_batch(n, list(by_size), [len(m) for m in by_size.values()])
@@ -836,7 +865,7 @@ def choose(points: np.ndarray, specs: list[ModelSpec], stats: PointStats, option
             scored = score(X, lead, part, options)
             loo[members], wrss[members] = scored.loo, scored.wrss
             batches[size] = scored.batch
-        best, fallback = decide(loo, wrss, sizes, part, options)
+        best, fallback = decide(loo, wrss, sizes, part, options, refined=refined)
         chosen.index[rows], chosen.fallback[rows] = best, fallback
         for size, batch in batches.items():
             kernels = np.flatnonzero(sizes[best] == size)
@@ -854,6 +883,7 @@ def _choose_in_groups(points: np.ndarray, specs: list[ModelSpec], by_size: dict[
     n = points.shape[0]
     sizes = np.array([spec.n_terms for spec in specs])
     K = stats.y.shape[0]
+    refined = off_blocks(specs, options) if points.shape[1] == 1 else None
     chosen = Selection(tuple(specs), np.zeros(K, dtype=int), np.zeros((K, 1 + int(sizes.max()))),
                        np.empty((K, n)), np.empty((K, n)), np.zeros(K, dtype=bool))
     for kernel in range(K):
@@ -866,7 +896,7 @@ def _choose_in_groups(points: np.ndarray, specs: list[ModelSpec], by_size: dict[
                 rows = members[start : start + group]
                 scored = score(*design([specs[h] for h in rows], points), part, options)
                 loo[rows], wrss[rows] = scored.loo, scored.wrss
-        best, fallback = decide(loo, wrss, sizes, part, options)
+        best, fallback = decide(loo, wrss, sizes, part, options, refined=refined)
         h = int(best[0])
         winner = score(*design([specs[h]], points), part, options).batch
         chosen.index[kernel], chosen.fallback[kernel] = h, bool(fallback[0])

@@ -53,7 +53,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from scalecheck.core.fit import fit_batch
 from scalecheck.core.options import SegmentOptions as SegmentOptions  # re-exported: detection's options
 from scalecheck.core.search import TREND_SHARE, Choice, FitOptions, PointStats, decide, design, falling_values, \
-    refined_specs, score, select_one_parameter, single_parameter_specs, with_falling
+    off_blocks, refined_specs, score, select_one_parameter, single_parameter_specs, with_falling
 from scalecheck.core.trend import trend_p_values
 from scalecheck.data.spec import ModelSpec
 
@@ -275,7 +275,7 @@ def _choose(designs: dict[int, Design], specs: list[ModelSpec], windows: np.ndar
         loo[members], wrss[members] = scored.loo, scored.wrss
         fits[terms] = (members, scored.batch.fitted)
     sizes = np.array([spec.n_terms for spec in specs])
-    best, fallback = decide(loo, wrss, sizes, stats, options)
+    best, fallback = decide(loo, wrss, sizes, stats, options, refined=off_blocks(specs, options))
     fitted = np.empty_like(stats.y)
     for terms, (members, values) in fits.items():
         rows = np.flatnonzero(sizes[best] == terms)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -253,6 +254,38 @@ def test_refinement_keeps_the_searched_blocks_off_its_grid() -> None:
     series = [Series(f"k{k}", "time", ("p",), x[:, None], y[:, None]) for k, y in enumerate(truths.values())]
     for km, order in zip(fit_kernels(series, FitOptions(refine=True), None), truths):
         assert km.model is not None and [t.order_in(0) for t in km.model.spec.terms] == [order]
+
+
+@pytest.mark.parametrize(("function", "order"), [
+    (lambda p: 138.7 + 112.4 * np.log2(p) ** 2, (Fraction(0), 2)),
+    (lambda p: 662.2 + 136.6 * p**0.25 * np.log2(p), (Fraction(1, 4), 1)),
+], ids=["log2(p)^2", "p^(1/4) * log2(p)"])
+def test_refinement_prices_its_grid_so_noise_buys_no_exponent_off_the_blocks(function, order) -> None:
+    """On 2% noise and 6 points, one of the 400 refined exponents fits the noise better than the true term, unless
+    an exponent off the building blocks pays for the search among them (`criterion`'s `refined`); a real one does
+    (`test_refinement_finds_exponent_outside_default_space`)."""
+    rng = np.random.default_rng(11)
+    series = [planted_series(function, [[4], [8], [16], [32], [64], [128]], rng, noise=0.02, kernel=f"k{i}")
+              for i in range(100)]
+
+    def right(options: FitOptions) -> int:
+        return sum(km.model is not None and km.model.growth()["p"] == order for km in fit_kernels(series, options))
+
+    assert right(FitOptions(refine=True)) >= 90  # 94 and 99 of 100
+    assert right(FitOptions(refine=True, bonferroni=False)) <= 75  # unpriced: 72 and 61
+
+
+def test_refinement_of_one_noisy_value_per_point_keeps_the_searched_term() -> None:
+    """The real OpenMPI barrier of examples/mpi_data_mean.txt (one mean per point): unpriced, refinement made it
+    -3161 + 3002 * log2(p)^(1/24)."""
+    from scalecheck.formats import read_measurements
+
+    run = read_measurements(Path(__file__).parents[2] / "examples" / "mpi_data_mean.txt")
+    [barrier] = [s for s in run.series if s.kernel == "OpenMPI->MPI_Barrier"]
+    [km] = fit_kernels([barrier], FitOptions(refine=True))
+    assert km.model is not None and km.model.growth_text() == "log2(p)"
+    [unpriced] = fit_kernels([barrier], FitOptions(refine=True, bonferroni=False))
+    assert unpriced.model is not None and unpriced.model.growth_text() == "log2(p)^(1/24)"
 
 
 def test_a_small_term_of_exact_values_is_found() -> None:
