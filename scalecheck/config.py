@@ -353,7 +353,7 @@ class Config:
     refine: bool = setting(
         "search", _boolean, source="FitOptions.refine", example="true", commands=_MODELING, metavar=None, form="on",
         help="search-space refinement: exponents on a grid of 1/24 along Extra-P's four slices (single-parameter "
-             "kernels)")
+             "kernels); one off the building blocks is kept only where it fits better by more than noise could")
     alpha: float = setting(
         "search", _number("greater than 0 and less than 1", lambda x: 0 < x < 1), source="FitOptions.alpha",
         example="0.01", commands=_MODELING, metavar="A", flag_example="0.01", form="number",
