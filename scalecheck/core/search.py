@@ -18,7 +18,8 @@ noisy data; scalecheck measures every decision in units of the kernel's own nois
    of `lambda` for the first term wins, `lambda` being the `1 - alpha` quantile of F(1, dof) (chi^2(1) without
    repetitions): a term must pay for itself by more than the noise could explain. A further term is picked among
    all building blocks, so it pays the `1 - alpha / len(building_blocks)` quantile (Bonferroni): at 5% noise on 8
-   points this keeps the lead order of one-term functions right 86-96% of the time instead of 74-85%.
+   points this keeps the lead order of one-term functions right 86-96% of the time instead of 74-85%. With
+   `refine`, an exponent off the building blocks is picked among the 382 of `REFINED_GRID`, and pays for that too.
 Hypotheses with a negative term coefficient (unless decreasing models are allowed: then only a negative lead
 coefficient is excluded), or with a term that never contributes `smallest_term` of the value at any
 measured point, are not eligible. Terms of opposite sign would cancel: n^2 data fitted as n^(7/4) - n^(3/2) *
