@@ -772,18 +772,15 @@ def criterion(loo: np.ndarray, wrss: np.ndarray, sizes: np.ndarray, stats: Point
     barrier's log2(p). Priced like a further term, an exponent off the building blocks wins only where it explains
     the data better than the blocks' best by more than the noise can.
     """
-    from scalecheck.core import special
-
     n = stats.y.shape[1]
     sigma2, penalty = noise_and_penalty(stats, residual_basis(wrss, sizes, n), n, options)
     # Each further term is picked among all building blocks: Bonferroni over them keeps noise from buying one.
     level = options.alpha / max(1, len(options.building_blocks)) if options.bonferroni else options.alpha
-    further = np.where(stats.dof > 0, _f_quantile(stats.dof, 1 - level), special.chdtri(1.0, level))
+    further = _noise_quantile(stats.dof, level)
     total = (loo / sigma2[None] + penalty[None] * np.minimum(sizes, 1)[:, None]
              + further[None] * np.maximum(sizes - 1, 0)[:, None])
     if refined is not None and np.any(refined):
-        grid = options.alpha / len(REFINED_GRID)
-        price = np.where(stats.dof > 0, _f_quantile(stats.dof, 1 - grid), special.chdtri(1.0, grid))
+        price = _noise_quantile(stats.dof, options.alpha / len(REFINED_GRID))
         total += np.where(refined if refined.ndim == 2 else refined[:, None], price[None], 0.0)
     return total, sigma2
 
@@ -971,16 +968,22 @@ def noise_and_penalty(stats: PointStats, wrss_one_term: np.ndarray, n: int,
     Without repetitions, the residual variance of the best one-term model (rows of `wrss_one_term`, inf elsewhere)
     stands in for the pure error.
     """
-    from scalecheck.core import special
-
     floor = options.noise_floor**2
     residual = np.min(wrss_one_term, axis=0, initial=np.inf) / max(1, n - 2)
     residual = np.where(np.isfinite(residual), residual, floor)
     sigma2 = np.where(stats.dof > 0, stats.sigma2, residual)
     sigma2 = np.maximum(np.nan_to_num(sigma2, nan=floor), floor)
     # F(1, dof) quantile from the inverse regularized incomplete beta; chi^2(1) quantile without repetitions.
-    penalty = np.where(stats.dof > 0, _f_quantile(stats.dof, 1 - options.alpha), special.chdtri(1.0, options.alpha))
+    penalty = _noise_quantile(stats.dof, options.alpha)
     return sigma2, penalty
+
+
+def _noise_quantile(dof: np.ndarray, level: float) -> np.ndarray:
+    """(K,) the `1 - level` quantile a gain in units of the noise must pass: F(1, dof) where the repetitions give
+    `dof` degrees of freedom, chi^2(1) where they give none."""
+    from scalecheck.core import special
+
+    return np.asarray(np.where(dof > 0, _f_quantile(dof, 1 - level), special.chdtri(1.0, level)))
 
 
 def _f_quantile(dof: np.ndarray, level: float) -> np.ndarray:
